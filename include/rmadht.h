@@ -1,0 +1,147 @@
+/*
+ * rmadht: a distributed hash table inside an MPI application's own memory,
+ * reached with MPI one-sided communication (RMA).
+ *
+ * Every rank of a communicator contributes bytes_per_rank of memory to one
+ * table of fixed-size keys and values.  A key's hash picks the owning rank and
+ * two candidate slot groups there; reads and writes are MPI_Get / MPI_Put and
+ * atomics on that rank's window, with no server process and no participation
+ * of the owner.
+ *
+ * Calls marked "collective" must be made by every rank of the table's
+ * communicator in the same order.  All other calls are independent.
+ * A table handle must not be used by two threads at once.
+ *
+ * Every function returns RMADHT_OK (0), a positive outcome (RMADHT_NOT_FOUND,
+ * RMADHT_EVICTED) or a negative error code; rmadht_strerror() explains each.
+ * The library never aborts, exits or prints.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
+ */
+#ifndef RMADHT_H
+#define RMADHT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RMADHT_VERSION_MAJOR 0
+#define RMADHT_VERSION_MINOR 1
+#define RMADHT_VERSION_PATCH 0
+
+/* Outcomes (>= 0) and errors (< 0). */
+enum rmadht_code {
+  RMADHT_OK = 0,
+  RMADHT_NOT_FOUND = 1,        /* read/remove: the key is not in the table */
+  RMADHT_EVICTED = 2,          /* write: stored, another key was evicted   */
+  RMADHT_ERR_ARG = -1,         /* NULL pointer, zero size or bad value     */
+  RMADHT_ERR_SIZE = -2,        /* sizes overflow or table below one group  */
+  RMADHT_ERR_MISMATCH = -3,    /* parameters differ across ranks           */
+  RMADHT_ERR_NOMEM = -4,       /* local allocation failed                  */
+  RMADHT_ERR_MPI = -5,         /* an MPI call failed                       */
+  RMADHT_ERR_REMOTE = -6,      /* another rank failed in a collective call */
+  RMADHT_ERR_CONTENDED = -7,   /* write: gave up after bounded retries     */
+  RMADHT_ERR_FILE = -8,        /* snapshot file missing or unreadable      */
+  RMADHT_ERR_FORMAT = -9,      /* snapshot file foreign, corrupt or of
+                                  another version or key/value size        */
+  RMADHT_ERR_IO = -10          /* snapshot write failed                    */
+};
+
+/* Consistency protocols, chosen at run time; see README "Modes". */
+enum rmadht_mode {
+  RMADHT_LOCK_FREE = 0,   /* checksummed slots, atomic slot claims   */
+  RMADHT_FINE_LOCK = 1,   /* readers/writer lock per slot group       */
+  RMADHT_COARSE_LOCK = 2  /* MPI_Win_lock on the owner per operation  */
+};
+
+typedef struct rmadht rmadht; /* opaque */
+
+typedef struct rmadht_config {
+  size_t key_size, value_size; /* bytes, both > 0 */
+  size_t bytes_per_rank;       /* table memory this rank contributes; the
+                                  same on every rank */
+  enum rmadht_mode mode;       /* default RMADHT_LOCK_FREE */
+  /* Placement hash; NULL selects XXH3-64.  A custom hash must be the same
+     function on every rank (only its presence is checked). */
+  uint64_t (*hash)(const void *key, size_t len, void *arg);
+  void *hash_arg;
+} rmadht_config;
+
+typedef struct rmadht_stats {
+  uint64_t reads, hits, misses, writes, evictions, removes,
+      checksum_retries, invalidations,
+      round_trips; /* completed RMA synchronisations (flushes, unlocks)
+                      this rank waited for */
+} rmadht_stats;
+
+/* Fills cfg with defaults: lock-free, 64 MiB per rank, XXH3. */
+void rmadht_config_default(rmadht_config *cfg, size_t key_size,
+                           size_t value_size);
+
+/* Collective.  Creates a table over comm (which is duplicated).  Arguments
+   are checked on every rank and compared across ranks; on any problem every
+   rank returns the same error and *out is NULL. */
+int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out);
+
+/* Collective.  Completes pending writes, frees the table, sets *t = NULL. */
+int rmadht_free(rmadht **t);
+
+/* Stores value under key: RMADHT_OK, or RMADHT_EVICTED when the key took the
+   place of the least recently written of its candidates.  The write is
+   visible to this rank at once and to others after rmadht_flush() here. */
+int rmadht_write(rmadht *t, const void *key, const void *value);
+
+/* Copies the value of key into value: RMADHT_OK or RMADHT_NOT_FOUND (value
+   untouched).  Never returns a torn value. */
+int rmadht_read(rmadht *t, const void *key, void *value);
+
+/* Removes key: RMADHT_OK or RMADHT_NOT_FOUND. */
+int rmadht_remove(rmadht *t, const void *key);
+
+/* n packed keys (n * key_size bytes) and values (n * value_size).  status[i]
+   gets the code the single call would return for item i; the call returns
+   RMADHT_OK or an error.  Later items of a write batch win over earlier ones
+   with the same key. */
+int rmadht_read_batch(rmadht *t, size_t n, const void *keys, void *values,
+                      int *status);
+int rmadht_write_batch(rmadht *t, size_t n, const void *keys,
+                       const void *values, int *status);
+
+/* Completes every write this rank issued: afterwards they are visible to
+   all ranks. */
+int rmadht_flush(rmadht *t);
+
+/* This rank's counters. */
+int rmadht_get_stats(const rmadht *t, rmadht_stats *out);
+/* Collective.  Counters summed over all ranks, on every rank. */
+int rmadht_get_stats_global(rmadht *t, rmadht_stats *sum);
+
+/* Geometry of a created table, for sizing and reports. */
+typedef struct rmadht_info {
+  size_t key_size, value_size, slot_size;
+  size_t slots_per_group, groups_per_rank, slots_per_rank;
+  int ranks, rank;
+  enum rmadht_mode mode;
+} rmadht_info;
+int rmadht_get_info(const rmadht *t, rmadht_info *out);
+
+/* Collective and quiescent (no rank may read or write the table meanwhile).
+   Dump writes every live entry of every rank into one file with MPI-IO;
+   restore inserts every entry of such a file through the normal write path,
+   so the table may have another rank count or size.  A bad file leaves the
+   table untouched and every rank returns the same error. */
+int rmadht_dump(rmadht *t, const char *path);
+int rmadht_restore(rmadht *t, const char *path);
+
+/* A static English message for any code above; never NULL. */
+const char *rmadht_strerror(int code);
+const char *rmadht_mode_name(enum rmadht_mode mode);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RMADHT_H */

@@ -1,0 +1,69 @@
+/*
+ * Batching: the per-call working memory and the two ideas every protocol
+ * uses to keep round trips per batch, not per item.
+ *
+ * - Targets touched: operations to all targets are issued first, then each
+ *   target involved is flushed once (per-target MPI_Win_flush, since MPICH
+ *   4.0.2's MPI_Win_flush_all can return with gets incomplete).
+ * - Waves: a wave holds items whose candidate groups are disjoint, so their
+ *   decisions taken from one snapshot of the groups cannot conflict; an item
+ *   that shares a group with an earlier one (the same key, say) waits for the
+ *   next wave, which keeps later items of a batch winning over earlier ones.
+ *
+ * Public batch calls are cut into chunks of BATCH_CHUNK items so the
+ * working memory stays bounded whatever n is.
+ */
+#ifndef RMADHT_BATCH_H
+#define RMADHT_BATCH_H
+
+#include "internal.h"
+
+#define BATCH_CHUNK 256
+
+struct scratch {
+  struct place place[BATCH_CHUNK];
+  int todo[BATCH_CHUNK], wave[BATCH_CHUNK];
+  int slot[BATCH_CHUNK];     /* chosen candidate per item */
+  uint32_t expect[BATCH_CHUNK], result[BATCH_CHUNK], claim[BATCH_CHUNK];
+  uint32_t lock_old[BATCH_CHUNK][2];
+  unsigned tries[BATCH_CHUNK];
+  unsigned char kind[BATCH_CHUNK];    /* enum choice_kind of a write */
+  unsigned char removed[BATCH_CHUNK]; /* a remove took one copy already */
+  unsigned char *cand;       /* BATCH_CHUNK * 2 groups of candidates */
+  unsigned char *image;      /* BATCH_CHUNK slot images (locked modes) */
+  int *touched_list;         /* nranks */
+  unsigned char *touched;    /* nranks flags */
+  int ntouched;
+  uint64_t wave_set[4 * BATCH_CHUNK]; /* (rank, group) + 1; 0 = free */
+};
+
+int scratch_create(rmadht *t);
+void scratch_destroy(rmadht *t);
+
+/* The candidates buffer of item i: ngroups groups back to back. */
+static inline unsigned char *batch_cand(rmadht *t, int i) {
+  return t->scratch->cand + (size_t)i * 2 * t->layout.group_bytes;
+}
+static inline unsigned char *batch_image(rmadht *t, int i) {
+  return t->scratch->image + (size_t)i * t->layout.slot_size;
+}
+
+void batch_touch(rmadht *t, int rank);
+/* Flushes every touched target once, in rank order, and clears the set. */
+int batch_flush_touched(rmadht *t);
+
+/* Clears the touched set without flushing, after an unlock completed it. */
+void batch_forget_touched(rmadht *t);
+
+/* Places items [0, n) of keys and lists them all as todo. */
+void batch_place(rmadht *t, size_t n, const unsigned char *keys);
+
+/* Moves from todo (ntodo items, order kept) into wave the items whose
+   groups no earlier wave item uses; returns the wave size and leaves the
+   rest in todo, *ntodo updated. */
+int batch_select_wave(rmadht *t, int *ntodo);
+
+/* Issues the gets of item i's candidate groups. */
+int batch_get_candidates(rmadht *t, int i);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * Configuration: defaults, the checks one rank can make alone, and the one
+ * allreduce that makes every rank agree on the outcome of rmadht_create.
+ */
+#include "config.h"
+
+void rmadht_config_default(rmadht_config *cfg, size_t key_size,
+                           size_t value_size) {
+  if (!cfg) return;
+  cfg->key_size = key_size;
+  cfg->value_size = value_size;
+  cfg->bytes_per_rank = (size_t)64 << 20;
+  cfg->mode = RMADHT_LOCK_FREE;
+  cfg->hash = NULL;
+  cfg->hash_arg = NULL;
+}
+
+int config_check_local(const rmadht_config *cfg, struct slot_layout *layout) {
+  if (!cfg || cfg->key_size == 0 || cfg->value_size == 0) return RMADHT_ERR_ARG;
+  if (cfg->mode != RMADHT_LOCK_FREE && cfg->mode != RMADHT_FINE_LOCK &&
+      cfg->mode != RMADHT_COARSE_LOCK)
+    return RMADHT_ERR_ARG;
+  /* MPI counts are int: one group must fit in a single get. */
+  if (cfg->key_size > INT32_MAX / 4 || cfg->value_size > INT32_MAX / 4)
+    return RMADHT_ERR_SIZE;
+  int rc = slot_layout_init(layout, cfg->key_size, cfg->value_size,
+                            cfg->bytes_per_rank,
+                            cfg->mode == RMADHT_FINE_LOCK);
+  if (rc) return rc;
+  if (layout->group_bytes > INT32_MAX) return RMADHT_ERR_SIZE;
+  return RMADHT_OK;
+}
+
+/* Fields compared across ranks. */
+enum { F_ERR, F_KEY, F_VALUE, F_BYTES, F_MODE, F_HASH, F_FORMAT, NFIELDS };
+
+int config_agree(MPI_Comm comm, const rmadht_config *cfg, int local_rc) {
+  /* MAX over (v, ~v) yields max(v) and ~min(v) in one call. */
+  uint64_t v[2 * NFIELDS] = {0};
+  v[F_ERR] = (uint64_t)-(int64_t)local_rc;
+  if (local_rc == RMADHT_OK) {
+    v[F_KEY] = cfg->key_size;
+    v[F_VALUE] = cfg->value_size;
+    v[F_BYTES] = cfg->bytes_per_rank;
+    v[F_MODE] = (uint64_t)cfg->mode;
+    v[F_HASH] = cfg->hash != NULL;
+    v[F_FORMAT] = SLOT_GROUP << 16 | SLOT_HEADER;
+  }
+  for (int f = 0; f < NFIELDS; f++) v[NFIELDS + f] = ~v[f];
+  uint64_t r[2 * NFIELDS];
+  if (MPI_Allreduce(v, r, 2 * NFIELDS, MPI_UINT64_T, MPI_MAX, comm) !=
+      MPI_SUCCESS)
+    return RMADHT_ERR_MPI;
+  if (r[F_ERR] != 0) {
+    /* Every rank reports the gravest error any rank found. */
+    return -(int)r[F_ERR];
+  }
+  for (int f = 0; f < NFIELDS; f++)
+    if (r[f] != ~r[NFIELDS + f]) return RMADHT_ERR_MISMATCH;
+  return RMADHT_OK;
+}
+
+int config_agree_rc(MPI_Comm comm, int local_rc) {
+  int worst = -local_rc, all;
+  if (MPI_Allreduce(&worst, &all, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+    return RMADHT_ERR_MPI;
+  if (all == 0) return RMADHT_OK;
+  /* A rank that failed itself keeps its own code; the others learn that a
+     peer failed. */
+  return local_rc ? local_rc : RMADHT_ERR_REMOTE;
+}

@@ -1,0 +1,30 @@
+/* Messages for every return code and mode. */
+#include "rmadht.h"
+
+const char *rmadht_strerror(int code) {
+  switch (code) {
+    case RMADHT_OK: return "success";
+    case RMADHT_NOT_FOUND: return "key not found";
+    case RMADHT_EVICTED: return "stored; another key was evicted";
+    case RMADHT_ERR_ARG: return "invalid argument (NULL pointer, zero size or value out of range)";
+    case RMADHT_ERR_SIZE: return "sizes overflow or the table is smaller than one slot group";
+    case RMADHT_ERR_MISMATCH: return "parameters differ across ranks";
+    case RMADHT_ERR_NOMEM: return "out of memory";
+    case RMADHT_ERR_MPI: return "an MPI call failed";
+    case RMADHT_ERR_REMOTE: return "another rank failed in a collective call";
+    case RMADHT_ERR_CONTENDED: return "gave up after bounded retries under contention";
+    case RMADHT_ERR_FILE: return "snapshot file missing or unreadable";
+    case RMADHT_ERR_FORMAT: return "not a valid rmadht snapshot for this table (foreign, corrupt, truncated, other version or sizes)";
+    case RMADHT_ERR_IO: return "writing the snapshot failed";
+    default: return "unknown rmadht return code";
+  }
+}
+
+const char *rmadht_mode_name(enum rmadht_mode mode) {
+  switch (mode) {
+    case RMADHT_LOCK_FREE: return "lockfree";
+    case RMADHT_FINE_LOCK: return "fine";
+    case RMADHT_COARSE_LOCK: return "coarse";
+    default: return "unknown";
+  }
+}

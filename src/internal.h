@@ -1,0 +1,65 @@
+/*
+ * The table handle and what the source files share.  Nothing here is API.
+ */
+#ifndef RMADHT_INTERNAL_H
+#define RMADHT_INTERNAL_H
+
+#include "rmadht.h"
+#include "slot.h"
+
+/* Where a key lives: owner rank and its two candidate groups. */
+struct place {
+  int rank;
+  uint64_t group[2];
+  int ngroups; /* 1 when the table has a single group per rank */
+};
+
+/* One consistency protocol.  Batches are the unit of work: single calls
+   are batches of one.  Each function fills status[i] for its n items and
+   returns RMADHT_OK or an error. */
+struct protocol {
+  int (*read)(rmadht *t, size_t n, const unsigned char *keys,
+              unsigned char *values, int *status);
+  /* values NULL: remove the keys */
+  int (*write)(rmadht *t, size_t n, const unsigned char *keys,
+               const unsigned char *values, int *status);
+  /* Completes this rank's outstanding puts everywhere. */
+  int (*flush)(rmadht *t);
+};
+
+extern const struct protocol rmadht_lockfree_protocol;
+extern const struct protocol rmadht_fine_protocol;
+extern const struct protocol rmadht_coarse_protocol;
+
+#define PENDING_MAX 64 /* outstanding lock-free puts (rma.h) */
+struct pending;
+struct scratch;
+
+struct rmadht {
+  MPI_Comm comm;
+  MPI_Win win;
+  unsigned char *base; /* this rank's window */
+  int rank, nranks;
+  enum rmadht_mode mode;
+  const struct protocol *proto;
+  struct slot_layout layout;
+  uint64_t (*hash)(const void *key, size_t len, void *arg);
+  void *hash_arg;
+  uint64_t clock; /* Lamport clock of write epochs, for eviction by age */
+  rmadht_stats stats;
+  struct pending *pending; /* nranks entries, lock-free mode */
+  struct scratch *scratch; /* reusable batch buffers (batch.h) */
+};
+
+/* place.c: the table's hash of a key, where a hash lives, and both. */
+uint64_t rmadht_hash(const rmadht *t, const void *key);
+void place_from_hash(uint64_t h, int nranks, uint64_t groups,
+                     struct place *p);
+void rmadht_place(const rmadht *t, const void *key, struct place *p);
+
+/* errors.c: maps an MPI return code to RMADHT_OK / RMADHT_ERR_MPI. */
+static inline int rmadht_mpi(int mpi_rc) {
+  return mpi_rc == MPI_SUCCESS ? RMADHT_OK : RMADHT_ERR_MPI;
+}
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * Lock-free protocol: optimistic reads validated by each slot's checksum,
+ * writes that own their slot by a 32-bit compare-and-swap on its claim word.
+ *
+ * read:  get both candidate groups, one flush per target (1 round trip);
+ *        a torn match is re-read a few times, then reported missing.
+ * write: get the candidates (round trip 1), pick a slot, compare-and-swap
+ *        its claim from the value seen to the next (round trip 2), then put
+ *        everything but the claim, left to complete at this rank's next
+ *        synchronisation with the target.  A lost claim means another writer
+ *        took the slot first: read again and choose again.  Two writers can
+ *        therefore never fill the same free slot with different keys.
+ *
+ * The claim is 32-bit because Open MPI 4.1.4 crashes in a 64-bit
+ * MPI_Compare_and_swap to another rank; 32-bit works on both MPIs.
+ */
+#include "protocol.h"
+#include "rma.h"
+
+static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
+                   unsigned char *values, int *status) {
+  struct scratch *s = t->scratch;
+  size_t ks = t->layout.key_size, vs = t->layout.value_size;
+  batch_place(t, n, keys);
+  int ntodo = (int)n;
+  while (ntodo > 0) {
+    for (int k = 0; k < ntodo; k++) {
+      int rc = batch_get_candidates(t, s->todo[k]);
+      if (rc) return rc;
+    }
+    int rc = batch_flush_touched(t);
+    if (rc) return rc;
+    int nleft = 0;
+    for (int k = 0; k < ntodo; k++) {
+      int i = s->todo[k];
+      if (protocol_read_result(t, i, keys + i * ks, values + i * vs, 1,
+                               &status[i]))
+        s->todo[nleft++] = i;
+    }
+    ntodo = nleft;
+  }
+  return RMADHT_OK;
+}
+
+static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
+                    const unsigned char *values, int *status) {
+  struct scratch *s = t->scratch;
+  size_t ks = t->layout.key_size, vs = t->layout.value_size;
+  batch_place(t, n, keys);
+  int ntodo = (int)n;
+  while (ntodo > 0) {
+    int nwave = batch_select_wave(t, &ntodo);
+    for (int w = 0; w < nwave; w++) {
+      int rc = batch_get_candidates(t, s->wave[w]);
+      if (rc) return rc;
+    }
+    int rc = batch_flush_touched(t);
+    if (rc) return rc;
+
+    int nclaim = 0;
+    for (int w = 0; w < nwave; w++) {
+      int i = s->wave[w];
+      const unsigned char *v = values ? values + i * vs : NULL;
+      if (!protocol_decide(t, i, keys + i * ks, v, &status[i])) continue;
+      s->claim[i] = slot_next_claim(s->expect[i]);
+      int rank = s->place[i].rank;
+      rc = rmadht_mpi(MPI_Compare_and_swap(
+          &s->claim[i], &s->expect[i], &s->result[i], MPI_UINT32_T, rank,
+          (MPI_Aint)(protocol_slot_disp(t, i, s->slot[i]) + SLOT_OFF_CLAIM),
+          t->win));
+      if (rc) return rc;
+      batch_touch(t, rank);
+      s->wave[nclaim++] = i;
+    }
+    rc = batch_flush_touched(t);
+    if (rc) return rc;
+
+    for (int w = 0; w < nclaim; w++) {
+      int i = s->wave[w];
+      const unsigned char *key = keys + i * ks;
+      const unsigned char *v = values ? values + i * vs : NULL;
+      if (s->result[i] != s->expect[i]) {
+        if (++s->tries[i] > WRITE_RETRIES) {
+          status[i] = RMADHT_ERR_CONTENDED;
+          continue;
+        }
+        protocol_requeue(t, &ntodo, i);
+        continue;
+      }
+      const struct place *p = &s->place[i];
+      unsigned char *image;
+      rc = rma_pending_image(t, p->rank, p->group[s->slot[i] / SLOT_GROUP],
+                             &image);
+      if (rc) return rc;
+      protocol_image(t, i, key, v, s->claim[i], image, &status[i]);
+      /* The claim word stays out of the put: it is only ever changed by
+         compare-and-swap, and accumulates and puts may not overlap. */
+      size_t len = t->layout.slot_size - SLOT_OFF_VER;
+      rc = rmadht_mpi(MPI_Put(
+          image + SLOT_OFF_VER, (int)len, MPI_BYTE, p->rank,
+          (MPI_Aint)(protocol_slot_disp(t, i, s->slot[i]) + SLOT_OFF_VER),
+          (int)len, MPI_BYTE, t->win));
+      if (rc) return rc;
+      if (!v && protocol_more_copies(t, i, key))
+        protocol_requeue(t, &ntodo, i);
+    }
+  }
+  return RMADHT_OK;
+}
+
+const struct protocol rmadht_lockfree_protocol = {lf_read, lf_write,
+                                                  rma_flush_pending};

@@ -1,0 +1,49 @@
+/*
+ * Steps the three consistency protocols share: judging what a read found,
+ * deciding and imaging a write, and keeping a batch's retries in order.
+ */
+#ifndef RMADHT_PROTOCOL_H
+#define RMADHT_PROTOCOL_H
+
+#include "batch.h"
+#include "search.h"
+
+/* Re-reads of a torn key before its slot is reported invalid. */
+#define READ_RETRIES 4
+/* Lost slot claims of one write item before RMADHT_ERR_CONTENDED. */
+#define WRITE_RETRIES 64
+
+/* Window displacement of candidate slot c of item i. */
+uint64_t protocol_slot_disp(const rmadht *t, int i, int c);
+
+/* Judges item i's candidates after a read: copies the value and sets
+   status, or returns 1 when the item should be read again (torn, and
+   retries remain; pass may_retry 0 under a lock, where torn is corrupt). */
+int protocol_read_result(rmadht *t, int i, const unsigned char *key,
+                         unsigned char *value, int may_retry, int *status);
+
+/* Decides where item i's write (value NULL: remove) goes, from its
+   candidates.  Returns 1 and sets s->slot[i] and s->expect[i] (the claim
+   seen there) when there is something to write; else 0 with *status set
+   (remove of a missing key). */
+int protocol_decide(rmadht *t, int i, const unsigned char *key,
+                    const unsigned char *value, int *status);
+
+/* Fills image with item i's new slot content and sets *status (OK, or
+   EVICTED) and the stats; claim is the claim value the write owns. */
+void protocol_image(rmadht *t, int i, const unsigned char *key,
+                    const unsigned char *value, uint32_t claim,
+                    unsigned char *image, int *status);
+
+/* After a remove of item i took its slot: does the copy show another live
+   slot with the same key (two racing inserts can leave two)? */
+int protocol_more_copies(rmadht *t, int i, const unsigned char *key);
+
+/* Puts item i back into the todo list in index order, so a retried item
+   cannot be overtaken by a later item of the batch with the same key. */
+void protocol_requeue(rmadht *t, int *ntodo, int i);
+
+/* Busy-waits a little longer on each attempt, for the locked modes. */
+void protocol_backoff(unsigned attempt);
+
+#endif

@@ -1,0 +1,90 @@
+/* Counted synchronisation and outstanding lock-free puts (see rma.h). */
+#include "rma.h"
+
+#include <stdlib.h>
+
+int pending_init(struct pending *p, int nranks, size_t slot_size) {
+  p->n = 0;
+  p->per_rank = calloc((size_t)nranks, sizeof *p->per_rank);
+  p->images = malloc(PENDING_MAX * slot_size);
+  if (!p->per_rank || !p->images) {
+    pending_destroy(p);
+    return RMADHT_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < PENDING_MAX; i++)
+    p->put[i].image = p->images + i * slot_size;
+  return RMADHT_OK;
+}
+
+void pending_destroy(struct pending *p) {
+  free(p->per_rank);
+  free(p->images);
+  p->per_rank = NULL;
+  p->images = NULL;
+}
+
+static void pending_forget(struct pending *p, int rank) {
+  if (!p->per_rank || p->per_rank[rank] == 0) return;
+  /* Keep the survivors in order; swap image buffers along so every entry
+     keeps a buffer of its own. */
+  size_t k = 0;
+  for (size_t i = 0; i < p->n; i++) {
+    if (p->put[i].rank == rank) continue;
+    if (k != i) {
+      struct pending_put tmp = p->put[k];
+      p->put[k] = p->put[i];
+      p->put[i] = tmp;
+    }
+    k++;
+  }
+  p->n = k;
+  p->per_rank[rank] = 0;
+}
+
+int rma_flush(rmadht *t, int rank) {
+  int rc = MPI_Win_flush(rank, t->win);
+  t->stats.round_trips++;
+  if (t->pending) pending_forget(t->pending, rank);
+  return rmadht_mpi(rc);
+}
+
+int rma_get_group(rmadht *t, int rank, uint64_t group, unsigned char *dst) {
+  struct pending *p = t->pending;
+  if (p && p->per_rank[rank]) {
+    for (size_t i = 0; i < p->n; i++) {
+      if (p->put[i].rank == rank && p->put[i].group == group) {
+        int rc = rma_flush(t, rank);
+        if (rc) return rc;
+        break;
+      }
+    }
+  }
+  size_t len = t->layout.group_bytes;
+  return rmadht_mpi(MPI_Get(dst, (int)len, MPI_BYTE, rank,
+                            (MPI_Aint)slot_group_disp(&t->layout, group),
+                            (int)len, MPI_BYTE, t->win));
+}
+
+int rma_pending_image(rmadht *t, int rank, uint64_t group,
+                      unsigned char **image) {
+  struct pending *p = t->pending;
+  if (p->n == PENDING_MAX) {
+    int rc = rma_flush(t, p->put[0].rank);
+    if (rc) return rc;
+  }
+  struct pending_put *e = &p->put[p->n++];
+  e->rank = rank;
+  e->group = group;
+  p->per_rank[rank]++;
+  *image = e->image;
+  return RMADHT_OK;
+}
+
+int rma_flush_pending(rmadht *t) {
+  struct pending *p = t->pending;
+  while (p && p->n > 0) {
+    int rc = rma_flush(t, p->put[0].rank);
+    if (rc) return rc;
+  }
+  return RMADHT_OK;
+}

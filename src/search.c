@@ -1,0 +1,95 @@
+/* Searching a copy of candidate slots (see search.h). */
+#include "search.h"
+
+static inline const unsigned char *nth(const struct slot_layout *l,
+                                       const unsigned char *cand, int i) {
+  return cand + (size_t)i * l->slot_size;
+}
+
+static inline int same_key(const struct slot_layout *l,
+                           const unsigned char *s, const void *key) {
+  return memcmp(slot_key(s), key, l->key_size) == 0;
+}
+
+int search_key(const struct slot_layout *l, const unsigned char *cand,
+               int nslots, const void *key, int skip) {
+  int best = SEARCH_NONE, torn = 0;
+  uint64_t best_epoch = 0;
+  for (int i = 0; i < nslots; i++) {
+    const unsigned char *s = nth(l, cand, i);
+    /* Comparing the key first means only a match pays for a checksum. */
+    if (i == skip || slot_get32(s, SLOT_OFF_CLAIM) == 0 || !same_key(l, s, key))
+      continue;
+    enum slot_kind k = slot_classify(l, s);
+    if (k == SLOT_TORN) {
+      torn = 1;
+    } else if (k == SLOT_LIVE && (best < 0 || slot_epoch(s) > best_epoch)) {
+      /* Two writers racing to insert one key can both succeed in
+         different slots; the later write is the value. */
+      best = i;
+      best_epoch = slot_epoch(s);
+    }
+  }
+  return best >= 0 ? best : torn ? SEARCH_TORN : SEARCH_NONE;
+}
+
+/* Free for a writer: never claimed, or a completed tombstone.  The state
+   bits are trusted without the checksum here; the choice is verified by the
+   claim that follows, and a wrong guess costs only a retry. */
+static inline int is_free(const unsigned char *s) {
+  if (slot_get32(s, SLOT_OFF_CLAIM) == 0) return 1;
+  return !slot_inflight(s) && (slot_get64(s, SLOT_OFF_STAMP) & 3u) == STAMP_TOMB;
+}
+
+int choose_slot(const struct slot_layout *l, const unsigned char *cand,
+                int ngroups, const void *key, enum choice_kind *kind,
+                uint64_t *max_epoch) {
+  int nslots = ngroups * SLOT_GROUP;
+  uint64_t top = 0;
+  for (int i = 0; i < nslots; i++) {
+    uint64_t e = slot_epoch(nth(l, cand, i));
+    if (e > top) top = e;
+  }
+  *max_epoch = top;
+
+  int own = search_key(l, cand, nslots, key, -1);
+  if (own >= 0) {
+    *kind = CHOICE_UPDATE;
+    return own;
+  }
+
+  int best_group = -1, best_free = 0;
+  for (int g = 0; g < ngroups; g++) {
+    int nfree = 0;
+    for (int j = 0; j < SLOT_GROUP; j++)
+      nfree += is_free(nth(l, cand, g * SLOT_GROUP + j));
+    if (nfree > best_free) {
+      best_free = nfree;
+      best_group = g;
+    }
+  }
+  *kind = CHOICE_FREE;
+  if (best_group >= 0) {
+    for (int j = 0; j < SLOT_GROUP; j++) {
+      int i = best_group * SLOT_GROUP + j;
+      if (is_free(nth(l, cand, i))) return i;
+    }
+  }
+
+  /* Full: reuse a torn slot, else evict the oldest.  Slots another writer
+     holds right now come last, since overwriting them mixes two puts. */
+  int oldest = -1, oldest_busy = -1;
+  uint64_t oldest_epoch = UINT64_MAX, oldest_busy_epoch = UINT64_MAX;
+  for (int i = 0; i < nslots; i++) {
+    const unsigned char *s = nth(l, cand, i);
+    uint64_t e = slot_epoch(s);
+    if (slot_inflight(s)) {
+      if (e < oldest_busy_epoch) oldest_busy_epoch = e, oldest_busy = i;
+      continue;
+    }
+    if (slot_classify(l, s) == SLOT_TORN) return i;
+    if (e < oldest_epoch) oldest_epoch = e, oldest = i;
+  }
+  *kind = CHOICE_EVICT;
+  return oldest >= 0 ? oldest : oldest_busy;
+}

@@ -1,0 +1,36 @@
+/*
+ * Reading a copy of a key's candidate slots: where the key is (readers) and
+ * where a write should go (writers).  Pure functions of the copy, shared by
+ * every protocol and by the unit tests.
+ */
+#ifndef RMADHT_SEARCH_H
+#define RMADHT_SEARCH_H
+
+#include "slot.h"
+
+#define SEARCH_TORN (-2) /* the key may be there, but its slot is torn */
+#define SEARCH_NONE (-1)
+
+/* Index of the newest consistent live slot holding key among nslots
+   candidates, other than slot skip (-1: none), SEARCH_TORN if none but a
+   slot with the key's bytes failed its checksum, else SEARCH_NONE. */
+int search_key(const struct slot_layout *l, const unsigned char *cand,
+               int nslots, const void *key, int skip);
+
+enum choice_kind {
+  CHOICE_UPDATE, /* the key's own slot */
+  CHOICE_FREE,   /* never used, removed, or torn */
+  CHOICE_EVICT   /* the least recently written other key */
+};
+
+/* Picks the slot a write of key should take among ngroups groups of
+   SLOT_GROUP candidates: the key's newest slot; else a free slot in the
+   group with more free slots (two choices keep groups balanced); else a
+   torn slot; else the live slot with the oldest epoch, preferring slots no
+   other writer holds.  Also returns the largest epoch seen, for the writer's
+   Lamport clock. */
+int choose_slot(const struct slot_layout *l, const unsigned char *cand,
+                int ngroups, const void *key, enum choice_kind *kind,
+                uint64_t *max_epoch);
+
+#endif

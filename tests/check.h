@@ -1,0 +1,60 @@
+/*
+ * A minimal test harness for single- and multi-rank tests.  CHECK records a
+ * failure with file, line and rank and goes on; check_finish() agrees on the
+ * outcome across ranks so that every rank exits non-zero if any failed.
+ */
+#ifndef RMADHT_CHECK_H
+#define RMADHT_CHECK_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+static int check_failures;
+static int check_count;
+
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    check_count++;                                                           \
+    if (!(cond)) {                                                           \
+      int r_ = -1, init_ = 0;                                                \
+      MPI_Initialized(&init_);                                               \
+      if (init_) MPI_Comm_rank(MPI_COMM_WORLD, &r_);                         \
+      fprintf(stderr, "%s:%d: rank %d: CHECK(%s) failed\n", __FILE__,        \
+              __LINE__, r_, #cond);                                          \
+      check_failures++;                                                      \
+    }                                                                        \
+  } while (0)
+
+/* Checks an rmadht call's return code against the expected one. */
+#define CHECK_RC(call, expect)                                               \
+  do {                                                                       \
+    int rc_ = (call);                                                        \
+    check_count++;                                                           \
+    if (rc_ != (expect)) {                                                   \
+      int r_ = -1, init_ = 0;                                                \
+      MPI_Initialized(&init_);                                               \
+      if (init_) MPI_Comm_rank(MPI_COMM_WORLD, &r_);                         \
+      fprintf(stderr, "%s:%d: rank %d: %s returned %d (%s), expected %d\n",  \
+              __FILE__, __LINE__, r_, #call, rc_, rmadht_strerror(rc_),      \
+              (int)(expect));                                                \
+      check_failures++;                                                      \
+    }                                                                        \
+  } while (0)
+
+/* Returns the process exit code; collective when MPI is initialised. */
+static inline int check_finish(const char *name) {
+  int init = 0, fin = 0, total = check_failures, rank = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (init && !fin) {
+    MPI_Allreduce(&check_failures, &total, 1, MPI_INT, MPI_SUM,
+                  MPI_COMM_WORLD);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  }
+  if (rank == 0)
+    printf("%s: %d checks on rank 0, %d failures over all ranks\n", name,
+           check_count, total);
+  return total ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,143 @@
+/* Reads, writes, overwrites, removes, misses, batches and round trips in
+   every mode, with keys owned by every rank. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "rmadht.h"
+#include "testdata.h"
+
+enum { KS = 80, VS = 104, NKEYS = 300 };
+
+static void run_mode(enum rmadht_mode mode, int rank, int nranks) {
+  rmadht_config cfg;
+  rmadht_config_default(&cfg, KS, VS);
+  cfg.mode = mode;
+  cfg.bytes_per_rank = 4 << 20;
+  rmadht *t = NULL;
+  CHECK_RC(rmadht_create(MPI_COMM_WORLD, &cfg, &t), RMADHT_OK);
+  if (!t) return;
+  unsigned char key[KS], val[VS], out[VS];
+  rmadht_stats st0, st1;
+
+  /* Each rank writes its own keys (ids rank, rank + P, ...). */
+  for (uint64_t id = (uint64_t)rank; id < NKEYS; id += (uint64_t)nranks) {
+    make_key(key, KS, id);
+    make_value(val, VS, id, 1);
+    CHECK_RC(rmadht_write(t, key, val), RMADHT_OK);
+  }
+  /* A write waits for at most two round trips in lock-free mode. */
+  rmadht_get_stats(t, &st0);
+  make_key(key, KS, 100000 + (uint64_t)rank);
+  make_value(val, VS, 100000 + (uint64_t)rank, 1);
+  CHECK_RC(rmadht_write(t, key, val), RMADHT_OK);
+  rmadht_get_stats(t, &st1);
+  if (mode == RMADHT_LOCK_FREE) CHECK(st1.round_trips - st0.round_trips <= 2);
+  CHECK(st1.writes == st0.writes + 1);
+  CHECK_RC(rmadht_read(t, key, out), RMADHT_OK); /* read your own write */
+  CHECK(value_ok(out, VS, 100000 + (uint64_t)rank, 1));
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  /* Every rank reads every key, one round trip each in lock-free mode. */
+  rmadht_get_stats(t, &st0);
+  for (uint64_t id = 0; id < NKEYS; id++) {
+    make_key(key, KS, id);
+    CHECK_RC(rmadht_read(t, key, out), RMADHT_OK);
+    CHECK(value_ok(out, VS, id, 1));
+  }
+  rmadht_get_stats(t, &st1);
+  CHECK(st1.reads - st0.reads == NKEYS);
+  CHECK(st1.hits - st0.hits == NKEYS);
+  if (mode != RMADHT_FINE_LOCK)
+    CHECK(st1.round_trips - st0.round_trips == NKEYS);
+
+  /* Misses leave the output untouched. */
+  memset(out, 0xAB, VS);
+  make_key(key, KS, 999999);
+  CHECK_RC(rmadht_read(t, key, out), RMADHT_NOT_FOUND);
+  CHECK(out[0] == 0xAB && out[VS - 1] == 0xAB);
+  CHECK_RC(rmadht_remove(t, key), RMADHT_NOT_FOUND);
+
+  /* Batch reads equal single reads, hits and misses mixed, and cost one
+     round trip per target in lock-free mode. */
+  enum { NB = 300 };
+  unsigned char *keys = malloc((size_t)NB * KS), *vals = malloc((size_t)NB * VS);
+  int *status = malloc(NB * sizeof(int));
+  for (int i = 0; i < NB; i++)
+    make_key(keys + (size_t)i * KS, KS, (uint64_t)(i % 2 ? i : NKEYS + i));
+  rmadht_get_stats(t, &st0);
+  CHECK_RC(rmadht_read_batch(t, NB, keys, vals, status), RMADHT_OK);
+  rmadht_get_stats(t, &st1);
+  for (int i = 0; i < NB; i++) {
+    CHECK(status[i] == (i % 2 ? RMADHT_OK : RMADHT_NOT_FOUND));
+    if (i % 2) CHECK(value_ok(vals + (size_t)i * VS, VS, (uint64_t)i, 1));
+  }
+  if (mode == RMADHT_LOCK_FREE) /* two chunks of at most 256 items */
+    CHECK(st1.round_trips - st0.round_trips <= 2 * (uint64_t)nranks);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  /* Overwrites by a batch, later duplicates winning; then removes. */
+  if (rank == 0) {
+    for (int i = 0; i < NB; i++) {
+      uint64_t id = (uint64_t)(i % 100);
+      make_key(keys + (size_t)i * KS, KS, id);
+      make_value(vals + (size_t)i * VS, VS, id, 2 + (uint64_t)(i / 100));
+    }
+    CHECK_RC(rmadht_write_batch(t, NB, keys, vals, status), RMADHT_OK);
+    for (int i = 0; i < NB; i++) CHECK(status[i] == RMADHT_OK);
+    for (uint64_t id = 100; id < 150; id++) {
+      make_key(key, KS, id);
+      CHECK_RC(rmadht_remove(t, key), RMADHT_OK);
+      CHECK_RC(rmadht_remove(t, key), RMADHT_NOT_FOUND);
+    }
+    CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (uint64_t id = 0; id < 200; id++) {
+    make_key(key, KS, id);
+    int rc = rmadht_read(t, key, out);
+    if (id < 100) {
+      CHECK(rc == RMADHT_OK && value_ok(out, VS, id, 4)); /* last of 3 */
+    } else if (id < 150) {
+      CHECK(rc == RMADHT_NOT_FOUND);
+    } else {
+      CHECK(rc == RMADHT_OK && value_ok(out, VS, id, 1));
+    }
+  }
+  /* A removed key can be written again (tombstones are reused). */
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == nranks - 1) {
+    make_key(key, KS, 120);
+    make_value(val, VS, 120, 9);
+    CHECK_RC(rmadht_write(t, key, val), RMADHT_OK);
+    CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  make_key(key, KS, 120);
+  CHECK_RC(rmadht_read(t, key, out), RMADHT_OK);
+  CHECK(value_ok(out, VS, 120, 9));
+
+  rmadht_stats g;
+  CHECK_RC(rmadht_get_stats_global(t, &g), RMADHT_OK);
+  rmadht_get_stats(t, &st1);
+  CHECK(g.reads >= st1.reads && g.writes >= st1.writes);
+  if (rank == 0) CHECK(g.removes == 50);
+  free(keys);
+  free(vals);
+  free(status);
+  CHECK_RC(rmadht_free(&t), RMADHT_OK);
+  CHECK(t == NULL);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, nranks;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  run_mode(RMADHT_LOCK_FREE, rank, nranks);
+  run_mode(RMADHT_FINE_LOCK, rank, nranks);
+  run_mode(RMADHT_COARSE_LOCK, rank, nranks);
+  int rc = check_finish("mpi_basic");
+  MPI_Finalize();
+  return rc;
+}

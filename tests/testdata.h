@@ -1,0 +1,35 @@
+/* Keys and self-verifying values for the multi-rank tests. */
+#ifndef RMADHT_TESTDATA_H
+#define RMADHT_TESTDATA_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* Key bytes from an id: the id, then a pattern derived from it. */
+static inline void make_key(unsigned char *k, size_t len, uint64_t id) {
+  for (size_t i = 0; i < len; i++)
+    k[i] = (unsigned char)((id >> (8 * (i % 8))) ^ (i * 131u) ^ (id * 7u));
+  memcpy(k, &id, len < 8 ? len : 8);
+}
+
+/* Value bytes from (id, version), every byte depending on both, so a value
+   mixed from two writes or two keys fails value_ok. */
+static inline void make_value(unsigned char *v, size_t len, uint64_t id,
+                              uint64_t version) {
+  uint64_t x = id * UINT64_C(0x9E3779B97F4A7C15) ^ version;
+  for (size_t i = 0; i < len; i++) {
+    x ^= x >> 29;
+    x *= UINT64_C(0xBF58476D1CE4E5B9);
+    v[i] = (unsigned char)(x >> 56);
+  }
+}
+
+static inline int value_ok(const unsigned char *v, size_t len, uint64_t id,
+                           uint64_t version) {
+  unsigned char buf[4096];
+  if (len > sizeof buf) return 0;
+  make_value(buf, len, id, version);
+  return memcmp(buf, v, len) == 0;
+}
+
+#endif
