@@ -20,6 +20,8 @@ install(FILES ${PROJECT_BINARY_DIR}/rmadhtConfig.cmake
               ${PROJECT_BINARY_DIR}/rmadhtConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/rmadht)
 
+file(RELATIVE_PATH RMADHT_PC_TO_PREFIX
+  ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 configure_file(${PROJECT_SOURCE_DIR}/cmake/rmadht.pc.in
   ${PROJECT_BINARY_DIR}/rmadht.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/rmadht.pc

@@ -1,0 +1,76 @@
+#include "local_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "internal.h"
+#include "search.h"
+
+struct local_table {
+  struct slot_layout l;
+  unsigned char *mem;
+  unsigned char *cand, *image;
+  uint64_t clock;
+};
+
+struct local_table *local_create(size_t key_size, size_t value_size,
+                                 size_t bytes) {
+  struct local_table *t = calloc(1, sizeof *t);
+  if (!t || slot_layout_init(&t->l, key_size, value_size, bytes, 0)) {
+    free(t);
+    return NULL;
+  }
+  t->mem = calloc(1, t->l.window_bytes);
+  t->cand = malloc(2 * t->l.group_bytes);
+  t->image = malloc(t->l.slot_size);
+  if (!t->mem || !t->cand || !t->image) {
+    local_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+void local_free(struct local_table *t) {
+  if (!t) return;
+  free(t->mem);
+  free(t->cand);
+  free(t->image);
+  free(t);
+}
+
+/* The "get" of both candidate groups. */
+static void fetch(struct local_table *t, const void *key, struct place *p) {
+  place_from_hash(XXH3_64bits(key, t->l.key_size), 1, t->l.groups, p);
+  for (int g = 0; g < p->ngroups; g++)
+    memcpy(t->cand + (size_t)g * t->l.group_bytes,
+           t->mem + slot_group_disp(&t->l, p->group[g]), t->l.group_bytes);
+}
+
+int local_read(struct local_table *t, const void *key, void *value) {
+  struct place p;
+  fetch(t, key, &p);
+  int c = search_key(&t->l, t->cand, p.ngroups * SLOT_GROUP, key, -1);
+  if (c < 0) return RMADHT_NOT_FOUND;
+  memcpy(value, slot_value(&t->l, t->cand + (size_t)c * t->l.slot_size),
+         t->l.value_size);
+  return RMADHT_OK;
+}
+
+int local_write(struct local_table *t, const void *key, const void *value) {
+  struct place p;
+  fetch(t, key, &p);
+  enum choice_kind kind;
+  uint64_t top;
+  int c = choose_slot(&t->l, t->cand, p.ngroups, key, &kind, &top);
+  if (top > t->clock) t->clock = top;
+  unsigned char *slot = t->mem + slot_group_disp(&t->l, p.group[c / SLOT_GROUP]) +
+                        (size_t)(c % SLOT_GROUP) * t->l.slot_size;
+  /* The claim, as a plain compare-and-set. */
+  uint32_t seen = slot_get32(t->cand + (size_t)c * t->l.slot_size, SLOT_OFF_CLAIM);
+  if (slot_get32(slot, SLOT_OFF_CLAIM) != seen) return RMADHT_ERR_CONTENDED;
+  slot_fill(&t->l, t->image, slot_next_claim(seen), ++t->clock, STAMP_LIVE,
+            key, value);
+  memcpy(slot, t->image, t->l.slot_size);
+  return kind == CHOICE_EVICT ? RMADHT_EVICTED : RMADHT_OK;
+}

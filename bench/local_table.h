@@ -1,0 +1,19 @@
+/* The benchmark's physical limit: the same slot layout, placement and slot
+   choice as rmadht, on plain memory in one process, with memcpy where the
+   table uses MPI_Get and MPI_Put. */
+#ifndef RMADHT_BENCH_LOCAL_TABLE_H
+#define RMADHT_BENCH_LOCAL_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct local_table;
+
+struct local_table *local_create(size_t key_size, size_t value_size,
+                                 size_t bytes);
+void local_free(struct local_table *t);
+/* Same return codes as rmadht_read and rmadht_write. */
+int local_read(struct local_table *t, const void *key, void *value);
+int local_write(struct local_table *t, const void *key, const void *value);
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * rmadht-bench: the synthetic benchmark of seed 000 section 4.2.
+ *
+ * Per mode and key distribution: a write-only phase, a read-only phase over
+ * the same keys, and a mixed phase (95% reads, 5% writes).  One JSON object
+ * per phase on stdout; progress on stderr.  --local runs the same workload
+ * on a plain in-process table per rank, the physical limit on one node.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "local_table.h"
+#include "rmadht.h"
+#include "workload.h"
+
+struct options {
+  size_t key_size, value_size, bytes_per_rank, distinct, batch;
+  size_t write_ops, mixed_ops;
+  double skew, write_share;
+  int local;
+  const char *modes, *dists;
+};
+
+/* One table under test: rmadht or the local stand-in. */
+struct target {
+  rmadht *t;
+  struct local_table *local;
+  const struct options *o;
+  int *status;
+};
+
+struct counts {
+  uint64_t reads, hits, writes, evictions, retries, round_trips;
+};
+
+static int do_reads(struct target *x, size_t n, const unsigned char *keys,
+                    unsigned char *vals, struct counts *c) {
+  const struct options *o = x->o;
+  for (size_t i = 0; i < n; i++) x->status[i] = RMADHT_NOT_FOUND;
+  if (x->local) {
+    for (size_t i = 0; i < n; i++)
+      x->status[i] = local_read(x->local, keys + i * o->key_size,
+                                vals + i * o->value_size);
+  } else if (n == 1) {
+    x->status[0] = rmadht_read(x->t, keys, vals);
+  } else {
+    int rc = rmadht_read_batch(x->t, n, keys, vals, x->status);
+    if (rc < 0) return rc;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (x->status[i] < 0) return x->status[i];
+    c->hits += x->status[i] == RMADHT_OK;
+  }
+  c->reads += n;
+  return 0;
+}
+
+static int do_writes(struct target *x, size_t n, const unsigned char *keys,
+                     const unsigned char *vals, struct counts *c) {
+  const struct options *o = x->o;
+  if (x->local) {
+    for (size_t i = 0; i < n; i++)
+      x->status[i] = local_write(x->local, keys + i * o->key_size,
+                                 vals + i * o->value_size);
+  } else if (n == 1) {
+    x->status[0] = rmadht_write(x->t, keys, vals);
+  } else {
+    int rc = rmadht_write_batch(x->t, n, keys, vals, x->status);
+    if (rc < 0) return rc;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (x->status[i] < 0) return x->status[i];
+    c->evictions += x->status[i] == RMADHT_EVICTED;
+  }
+  c->writes += n;
+  return 0;
+}
+
+/* Keys and values for a phase, built before the clock starts. */
+struct ops {
+  size_t n;
+  unsigned char *keys, *vals, *is_write;
+};
+
+static int make_ops(struct ops *p, const struct options *o, size_t n,
+                    const double *cdf, uint64_t seed, double write_share) {
+  uint64_t *ids = malloc(n * sizeof *ids);
+  p->n = n;
+  p->keys = malloc(n * o->key_size);
+  p->vals = malloc(n * o->value_size);
+  p->is_write = malloc(n);
+  if (!ids || !p->keys || !p->vals || !p->is_write) {
+    free(ids);
+    return -1;
+  }
+  draw_ids(ids, n, o->distinct, cdf, seed);
+  uint64_t s = seed ^ UINT64_C(0xABCDEF);
+  for (size_t i = 0; i < n; i++) {
+    key_of(p->keys + i * o->key_size, o->key_size, ids[i]);
+    value_of(p->vals + i * o->value_size, o->value_size, ids[i]);
+    p->is_write[i] = rng_unit(&s) < write_share;
+  }
+  free(ids);
+  return 0;
+}
+
+static void free_ops(struct ops *p) {
+  free(p->keys);
+  free(p->vals);
+  free(p->is_write);
+}
+
+/* Runs ops in batches; in a mixed batch the writes go first. */
+static int run_ops(struct target *x, const struct ops *p, int reads_only,
+                   unsigned char *out, struct counts *c) {
+  const struct options *o = x->o;
+  size_t ks = o->key_size, vs = o->value_size, b = o->batch;
+  unsigned char *wk = malloc(b * ks), *wv = malloc(b * vs);
+  unsigned char *rk = malloc(b * ks);
+  int rc = (!wk || !wv || !rk) ? RMADHT_ERR_NOMEM : 0;
+  for (size_t at = 0; at < p->n && !rc; at += b) {
+    size_t m = p->n - at < b ? p->n - at : b, nw = 0, nr = 0;
+    for (size_t i = at; i < at + m; i++) {
+      if (!reads_only && p->is_write[i]) {
+        memcpy(wk + nw * ks, p->keys + i * ks, ks);
+        memcpy(wv + nw++ * vs, p->vals + i * vs, vs);
+      } else {
+        memcpy(rk + nr++ * ks, p->keys + i * ks, ks);
+      }
+    }
+    if (nw) rc = do_writes(x, nw, wk, wv, c);
+    if (nr && !rc) rc = do_reads(x, nr, rk, out, c);
+  }
+  free(wk);
+  free(wv);
+  free(rk);
+  return rc;
+}
+
+static void global_rmadht(rmadht *t, struct counts *c) {
+  rmadht_stats s;
+  rmadht_get_stats_global(t, &s);
+  c->round_trips = s.round_trips;
+  c->retries = s.checksum_retries;
+}
+
+static int phase(struct target *x, const char *mode, const char *dist,
+                 const char *name, const struct ops *p, int reads_only,
+                 unsigned char *out, int rank, int nranks) {
+  struct counts c = {0}, before = {0}, after = {0}, sum;
+  if (x->t) global_rmadht(x->t, &before);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  int rc = run_ops(x, p, reads_only, out, &c);
+  if (x->t && !rc) rc = rmadht_flush(x->t);
+  int worst = rc, any;
+  MPI_Allreduce(&worst, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  double secs = MPI_Wtime() - t0, slowest;
+  MPI_Allreduce(&secs, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  if (any < 0) {
+    if (rank == 0)
+      fprintf(stderr, "rmadht-bench: %s %s %s failed: %s\n", mode, dist, name,
+              rmadht_strerror(any));
+    return any;
+  }
+  if (x->t) global_rmadht(x->t, &after);
+  MPI_Allreduce(&c, &sum, sizeof c / sizeof(uint64_t), MPI_UINT64_T, MPI_SUM,
+                MPI_COMM_WORLD);
+  if (rank == 0) {
+    uint64_t ops = sum.reads + sum.writes;
+    printf("{\"mode\": \"%s\", \"distribution\": \"%s\", \"phase\": \"%s\", "
+           "\"ranks\": %d, \"batch\": %zu, \"ops\": %llu, \"seconds\": %.4f, "
+           "\"mops\": %.3f, ",
+           mode, dist, name, nranks, x->o->batch, (unsigned long long)ops,
+           slowest, (double)ops / slowest / 1e6);
+    if (sum.reads)
+      printf("\"hit_rate\": %.4f, ", (double)sum.hits / (double)sum.reads);
+    else
+      printf("\"hit_rate\": null, ");
+    printf("\"round_trips_per_op\": %.4f, \"evictions\": %llu, "
+           "\"checksum_retries\": %llu}\n",
+           (double)(after.round_trips - before.round_trips) / (double)ops,
+           (unsigned long long)sum.evictions,
+           (unsigned long long)(after.retries - before.retries));
+    fflush(stdout);
+    fprintf(stderr, "rmadht-bench: %s %s %s: %.2f Mops/s\n", mode, dist, name,
+            (double)ops / slowest / 1e6);
+  }
+  return 0;
+}
+
+static int run(const struct options *o, enum rmadht_mode mode, int zipf,
+               int rank, int nranks) {
+  const char *mname = o->local ? "local" : rmadht_mode_name(mode);
+  const char *dname = zipf ? "zipf" : "uniform";
+  double *cdf = zipf ? zipf_cdf(o->distinct, o->skew) : NULL;
+  struct ops w = {0}, m = {0};
+  struct target x = {NULL, NULL, o, malloc(o->batch * sizeof(int))};
+  unsigned char *out = malloc(o->batch * o->value_size);
+  int rc = (zipf && !cdf) || !x.status || !out ? RMADHT_ERR_NOMEM : 0;
+  uint64_t seed = (uint64_t)rank * 7919 + (uint64_t)zipf;
+  if (!rc) rc = make_ops(&w, o, o->write_ops, cdf, seed + 1, 1.0);
+  if (!rc) rc = make_ops(&m, o, o->mixed_ops, cdf, seed + 2, o->write_share);
+  if (!rc && o->local) {
+    x.local = local_create(o->key_size, o->value_size, o->bytes_per_rank);
+    if (!x.local) rc = RMADHT_ERR_NOMEM;
+  } else if (!rc) {
+    rmadht_config cfg;
+    rmadht_config_default(&cfg, o->key_size, o->value_size);
+    cfg.mode = mode;
+    cfg.bytes_per_rank = o->bytes_per_rank;
+    rc = rmadht_create(MPI_COMM_WORLD, &cfg, &x.t);
+  }
+  if (!rc) rc = phase(&x, mname, dname, "write", &w, 0, out, rank, nranks);
+  if (!rc) rc = phase(&x, mname, dname, "read", &w, 1, out, rank, nranks);
+  if (!rc) rc = phase(&x, mname, dname, "mixed", &m, 0, out, rank, nranks);
+  if (x.t) rmadht_free(&x.t);
+  local_free(x.local);
+  free_ops(&w);
+  free_ops(&m);
+  free(cdf);
+  free(x.status);
+  free(out);
+  return rc;
+}
+
+static void usage(void) {
+  fprintf(stderr,
+    "usage: mpiexec -n P rmadht-bench [options]\n"
+    "  --mode lockfree|fine|coarse|all   consistency mode (all)\n"
+    "  --dist uniform|zipf|all           key distribution (all)\n"
+    "  --batch B                         ops per batch call (1: single calls)\n"
+    "  --local                           plain in-process table, no MPI RMA\n"
+    "  --write-ops N                     write (and read) ops per rank (500000)\n"
+    "  --mixed-ops N                     mixed ops per rank (1000000)\n"
+    "  --scale F                         multiply both op counts by F\n"
+    "  --keys N                          distinct keys (712500)\n"
+    "  --skew S                          Zipf skew (0.99)\n"
+    "  --mb-per-rank M                   table memory per rank (256)\n"
+    "  --key-size K --value-size V       bytes (80, 104)\n");
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, nranks;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  struct options o = {80, 104, (size_t)256 << 20, 712500, 1, 500000, 1000000,
+                      0.99, 0.05, 0, "all", "all"};
+  double scale = 1;
+  static const struct option longs[] = {
+      {"mode", 1, 0, 'm'},       {"dist", 1, 0, 'd'},
+      {"batch", 1, 0, 'b'},      {"local", 0, 0, 'l'},
+      {"write-ops", 1, 0, 'w'},  {"mixed-ops", 1, 0, 'x'},
+      {"scale", 1, 0, 's'},      {"keys", 1, 0, 'k'},
+      {"skew", 1, 0, 'z'},       {"mb-per-rank", 1, 0, 'M'},
+      {"key-size", 1, 0, 'K'},   {"value-size", 1, 0, 'V'},
+      {"help", 0, 0, 'h'},       {0, 0, 0, 0}};
+  int c, bad = 0;
+  while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+    switch (c) {
+      case 'm': o.modes = optarg; break;
+      case 'd': o.dists = optarg; break;
+      case 'b': o.batch = strtoul(optarg, NULL, 10); break;
+      case 'l': o.local = 1; break;
+      case 'w': o.write_ops = strtoul(optarg, NULL, 10); break;
+      case 'x': o.mixed_ops = strtoul(optarg, NULL, 10); break;
+      case 's': scale = strtod(optarg, NULL); break;
+      case 'k': o.distinct = strtoul(optarg, NULL, 10); break;
+      case 'z': o.skew = strtod(optarg, NULL); break;
+      case 'M': o.bytes_per_rank = strtoul(optarg, NULL, 10) << 20; break;
+      case 'K': o.key_size = strtoul(optarg, NULL, 10); break;
+      case 'V': o.value_size = strtoul(optarg, NULL, 10); break;
+      default: bad = 1;
+    }
+  }
+  o.write_ops = (size_t)((double)o.write_ops * scale);
+  o.mixed_ops = (size_t)((double)o.mixed_ops * scale);
+  if (bad || optind < argc || o.batch == 0 || o.distinct == 0 ||
+      o.key_size == 0 || o.value_size == 0 || o.write_ops == 0 ||
+      o.mixed_ops == 0) {
+    if (rank == 0) usage();
+    MPI_Finalize();
+    return 2;
+  }
+  static const enum rmadht_mode modes[] = {RMADHT_LOCK_FREE, RMADHT_FINE_LOCK,
+                                           RMADHT_COARSE_LOCK};
+  int rc = 0;
+  for (int mi = 0; mi < 3 && !rc; mi++) {
+    const char *name = rmadht_mode_name(modes[mi]);
+    if (o.local ? mi > 0 : strcmp(o.modes, "all") && strcmp(o.modes, name))
+      continue;
+    for (int zipf = 0; zipf < 2 && !rc; zipf++) {
+      if (strcmp(o.dists, "all") && strcmp(o.dists, zipf ? "zipf" : "uniform"))
+        continue;
+      rc = run(&o, modes[mi], zipf, rank, nranks);
+    }
+  }
+  MPI_Finalize();
+  return rc ? 1 : 0;
+}
