@@ -33,12 +33,14 @@ int search_key(const struct slot_layout *l, const unsigned char *cand,
   return best >= 0 ? best : torn ? SEARCH_TORN : SEARCH_NONE;
 }
 
-/* Free for a writer: never claimed, or a completed tombstone.  The state
-   bits are trusted without the checksum here; the choice is verified by the
-   claim that follows, and a wrong guess costs only a retry. */
-static inline int is_free(const unsigned char *s) {
+/* Free for a writer: never claimed, or a completed tombstone.  A
+   tombstone's checksum is verified: one whose state bits say removed but
+   whose checksum fails is a write landing over it, not a free slot. */
+static inline int is_free(const struct slot_layout *l, const unsigned char *s) {
   if (slot_get32(s, SLOT_OFF_CLAIM) == 0) return 1;
-  return !slot_inflight(s) && (slot_get64(s, SLOT_OFF_STAMP) & 3u) == STAMP_TOMB;
+  return !slot_inflight(s) &&
+         (slot_get64(s, SLOT_OFF_STAMP) & 3u) == STAMP_TOMB &&
+         slot_classify(l, s) == SLOT_TOMB;
 }
 
 int choose_slot(const struct slot_layout *l, const unsigned char *cand,
@@ -62,7 +64,7 @@ int choose_slot(const struct slot_layout *l, const unsigned char *cand,
   for (int g = 0; g < ngroups; g++) {
     int nfree = 0;
     for (int j = 0; j < SLOT_GROUP; j++)
-      nfree += is_free(nth(l, cand, g * SLOT_GROUP + j));
+      nfree += is_free(l, nth(l, cand, g * SLOT_GROUP + j));
     if (nfree > best_free) {
       best_free = nfree;
       best_group = g;
@@ -72,23 +74,24 @@ int choose_slot(const struct slot_layout *l, const unsigned char *cand,
   if (best_group >= 0) {
     for (int j = 0; j < SLOT_GROUP; j++) {
       int i = best_group * SLOT_GROUP + j;
-      if (is_free(nth(l, cand, i))) return i;
+      if (is_free(l, nth(l, cand, i))) return i;
     }
   }
 
-  /* Full: reuse a torn slot, else evict the oldest.  Slots another writer
-     holds right now come last, since overwriting them mixes two puts. */
+  /* Full: evict the intact entry written longest ago.  Slots another
+     writer holds right now come last: in flight, or torn because its put
+     is landing (its ver already written), since overwriting them loses
+     that writer's entry or mixes two puts. */
   int oldest = -1, oldest_busy = -1;
   uint64_t oldest_epoch = UINT64_MAX, oldest_busy_epoch = UINT64_MAX;
   for (int i = 0; i < nslots; i++) {
     const unsigned char *s = nth(l, cand, i);
     uint64_t e = slot_epoch(s);
-    if (slot_inflight(s)) {
+    if (slot_inflight(s) || slot_classify(l, s) == SLOT_TORN) {
       if (e < oldest_busy_epoch) oldest_busy_epoch = e, oldest_busy = i;
-      continue;
+    } else if (e < oldest_epoch) {
+      oldest_epoch = e, oldest = i;
     }
-    if (slot_classify(l, s) == SLOT_TORN) return i;
-    if (e < oldest_epoch) oldest_epoch = e, oldest = i;
   }
   *kind = CHOICE_EVICT;
   return oldest >= 0 ? oldest : oldest_busy;

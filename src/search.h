@@ -19,15 +19,15 @@ int search_key(const struct slot_layout *l, const unsigned char *cand,
 
 enum choice_kind {
   CHOICE_UPDATE, /* the key's own slot */
-  CHOICE_FREE,   /* never used, removed, or torn */
+  CHOICE_FREE,   /* never used, or removed */
   CHOICE_EVICT   /* the least recently written other key */
 };
 
 /* Picks the slot a write of key should take among ngroups groups of
    SLOT_GROUP candidates: the key's newest slot; else a free slot in the
-   group with more free slots (two choices keep groups balanced); else a
-   torn slot; else the live slot with the oldest epoch, preferring slots no
-   other writer holds.  Also returns the largest epoch seen, for the writer's
+   group with more free slots (two choices keep groups balanced); else the
+   intact slot with the oldest epoch; else, last, a slot another writer
+   holds (in flight or torn).  Also returns the largest epoch seen, for the writer's
    Lamport clock. */
 int choose_slot(const struct slot_layout *l, const unsigned char *cand,
                 int ngroups, const void *key, enum choice_kind *kind,

@@ -32,4 +32,22 @@ static inline int value_ok(const unsigned char *v, size_t len, uint64_t id,
   return memcmp(buf, v, len) == 0;
 }
 
+/* A value that names its own version: the version in its first 8 bytes,
+   then make_value(id, version) for the rest.  A reader of a key that many
+   writers overwrite can then verify any value it gets without trying every
+   version; a mix of two writes or two keys still fails.  len must be > 8. */
+static inline void make_tagged_value(unsigned char *v, size_t len,
+                                     uint64_t id, uint64_t version) {
+  memcpy(v, &version, 8);
+  make_value(v + 8, len - 8, id, version);
+}
+
+/* 1 if v is make_tagged_value(id, *version) for the version it names,
+   which is stored in *version. */
+static inline int tagged_value_ok(const unsigned char *v, size_t len,
+                                  uint64_t id, uint64_t *version) {
+  memcpy(version, v, 8);
+  return value_ok(v + 8, len - 8, id, *version);
+}
+
 #endif
