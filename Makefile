@@ -1,33 +1,58 @@
 # rmadht: `make demo` runs the simulator with and without the cache;
 # `make test` builds and tests everything under Open MPI and MPICH.
-# Both install what they need first (Debian packages when root).
+# Both install what they need first (Debian packages when root, Python
+# packages into .venv/<mpi>).
 
 SHELL := /bin/bash
 MPIS ?= openmpi mpich
 BUILD ?= build
 JOBS ?= 2
+VENV := .venv
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 export OMPI_MCA_btl_vader_single_copy_mechanism := none
 
-.PHONY: all deps test demo bench clean $(addprefix build-,$(MPIS)) \
-        $(addprefix test-c-,$(MPIS))
+BUILDS := $(addprefix build-,$(MPIS))
+VENVS := $(addprefix venv-,$(MPIS))
+C_TESTS := $(addprefix test-c-,$(MPIS))
+PY_TESTS := $(addprefix test-py-,$(MPIS))
 
-all: $(addprefix build-,$(MPIS))
+.PHONY: all deps test demo bench clean $(BUILDS) $(VENVS) $(C_TESTS) $(PY_TESTS)
+
+all: $(BUILDS)
 
 deps:
 	@bash tools/install-deps.sh
 
-$(addprefix build-,$(MPIS)): build-%: deps
+$(BUILDS): build-%: deps
 	cmake -S . -B $(BUILD)/$* -DMPI_C_COMPILER=mpicc.$* \
 	      -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.$* > /dev/null
 	cmake --build $(BUILD)/$* -j $(JOBS)
 
-$(addprefix test-c-,$(MPIS)): test-c-%: build-%
+$(VENVS): venv-%: deps
+	@bash tools/make-venv.sh $*
+
+$(C_TESTS): test-c-%: build-%
 	cd $(BUILD)/$* && ctest --output-on-failure -j $(JOBS)
 
-test: $(addprefix test-c-,$(MPIS))
+# Every rank runs the same pytest session; mpiexec fails if any rank does.
+$(PY_TESTS): test-py-%: venv-%
+	for n in 1 2; do \
+	  echo "== pytest tests/python/mpi on $$n rank(s), $*"; \
+	  mpiexec.$* -n $$n $(VENV)/$*/bin/python -m pytest -q --color=no -p no:cacheprovider \
+	    tests/python/mpi || exit 1; \
+	done
+	RTSIM_MPIEXEC=mpiexec.$* $(VENV)/$*/bin/python -m pytest -q --color=no \
+	  -p no:cacheprovider tests/python/serial
+
+test: $(C_TESTS) $(PY_TESTS)
+
+demo: venv-openmpi
+	@bash tools/demo.sh $(VENV)/openmpi
+
+bench: build-openmpi build-mpich
+	@bash tools/bench.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(VENV) out

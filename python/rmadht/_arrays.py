@@ -1,0 +1,79 @@
+"""Argument checks shared by Table and SurrogateCache.
+
+Every batch argument is checked once, as a whole array: dtype, shape and
+row length, with a message naming the shape expected.  Nothing here loops
+over rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["as_matrix", "as_bytes", "MODES", "mode_number"]
+
+#: Table modes by name, as rmadht_mode_name() prints them.
+MODES = {"lockfree": 0, "fine": 1, "coarse": 2}
+
+
+def mode_number(mode: str) -> int:
+    """The C ``enum rmadht_mode`` value of a mode name."""
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be one of {sorted(MODES)}, got {mode!r}")
+    try:
+        return MODES[mode]
+    except KeyError:
+        raise ValueError(
+            f"mode must be one of {sorted(MODES)}, got {mode!r}"
+        ) from None
+
+
+def as_matrix(a: Any, dtype: type, cols: int, name: str,
+              rows: int | None = None) -> np.ndarray:
+    """a as a C-contiguous (n, cols) array of dtype, without conversion.
+
+    A numpy array of another dtype raises TypeError; anything else is
+    converted with numpy.asarray first.  A wrong shape, or a row count
+    other than rows when given, raises ValueError.
+    """
+    want = np.dtype(dtype)
+    expect = f"({'n' if rows is None else rows}, {cols})"
+    if not isinstance(a, np.ndarray):
+        try:
+            a = np.asarray(a, dtype=want)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"{name} must be a {want} array of shape {expect}: {exc}"
+            ) from None
+    if a.dtype != want:
+        raise TypeError(
+            f"{name} must be a {want} array of shape {expect}, got dtype "
+            f"{a.dtype}"
+        )
+    if a.ndim != 2 or a.shape[1] != cols or (rows is not None
+                                             and a.shape[0] != rows):
+        raise ValueError(
+            f"{name} must have shape {expect}, got {a.shape}"
+        )
+    return np.ascontiguousarray(a)
+
+
+def as_bytes(b: Any, size: int, name: str) -> bytes | np.ndarray:
+    """One key or value: bytes-like of exactly size bytes."""
+    if isinstance(b, np.ndarray):
+        if b.dtype != np.uint8 or b.shape != (size,):
+            raise ValueError(
+                f"{name} must be {size} bytes or a uint8 array of shape "
+                f"({size},), got {b.dtype} {b.shape}"
+            )
+        return np.ascontiguousarray(b)
+    if not isinstance(b, (bytes, bytearray, memoryview)):
+        raise TypeError(
+            f"{name} must be bytes of length {size}, got {type(b).__name__}"
+        )
+    if len(b) != size or (isinstance(b, memoryview) and b.nbytes != size):
+        raise ValueError(
+            f"{name} must be {size} bytes long, got {len(b)}"
+        )
+    return b

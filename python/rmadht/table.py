@@ -1,0 +1,173 @@
+"""rmadht.Table: the distributed hash table of fixed-size byte keys and
+values."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any, Dict, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _core
+from ._arrays import as_bytes, as_matrix, mode_number
+from ._mpi import MPI, comm_handle
+
+__all__ = ["Table"]
+
+PathLike = Union[str, bytes, "os.PathLike[str]"]
+
+
+class Table:
+    """A hash table spread over the ranks of a communicator.
+
+    Every rank contributes ``bytes_per_rank`` bytes of its own memory; keys
+    and values have fixed sizes.  Creation and :meth:`close` are collective
+    (every rank, same order); the other calls are independent, except
+    :meth:`stats_global`, :meth:`dump` and :meth:`restore`.
+
+    Use it as a context manager so that it is closed on every rank::
+
+        with rmadht.Table(MPI.COMM_WORLD, key_size=80, value_size=104) as t:
+            t.write(b"k" * 80, b"v" * 104)
+
+    Raises:
+        rmadht.Error: the C library failed (e.g. parameters differ across
+            ranks: ``code`` -3); every rank raises.
+        TypeError, ValueError: bad arguments, detected before any MPI call.
+    """
+
+    def __init__(self, comm: MPI.Intracomm, key_size: int, value_size: int,
+                 bytes_per_rank: int = 64 << 20,
+                 mode: str = "lockfree") -> None:
+        for name, v in (("key_size", key_size), ("value_size", value_size),
+                        ("bytes_per_rank", bytes_per_rank)):
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+                raise TypeError(f"{name} must be an int, got {v!r}")
+            if v <= 0:
+                raise ValueError(f"{name} must be positive, got {v}")
+        self.key_size = int(key_size)
+        self.value_size = int(value_size)
+        self._h = _core.Table(comm_handle(comm), self.key_size,
+                              self.value_size, int(bytes_per_rank),
+                              mode_number(mode))
+
+    # -- lifetime ---------------------------------------------------------
+
+    def close(self) -> None:
+        """Collective: completes pending writes and frees the table.
+        Closing twice does nothing."""
+        self._h.close()
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` has run."""
+        return self._h.closed
+
+    def __enter__(self) -> "Table":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        h = getattr(self, "_h", None)
+        if h is not None and not h.closed:
+            # Freeing is collective, so a destructor cannot do it.
+            warnings.warn("rmadht.Table was never closed; its memory stays "
+                          "allocated until MPI_Finalize", ResourceWarning,
+                          stacklevel=2)
+
+    # -- single items -----------------------------------------------------
+
+    def write(self, key: bytes, value: bytes) -> bool:
+        """Stores value under key; True if another entry was evicted.
+
+        Visible to this rank at once, to others after :meth:`flush`.
+        """
+        return self._h.write(as_bytes(key, self.key_size, "key"),
+                             as_bytes(value, self.value_size, "value"))
+
+    def read(self, key: bytes) -> Optional[bytes]:
+        """The value stored under key, or None."""
+        out = bytearray(self.value_size)
+        if self._h.read(as_bytes(key, self.key_size, "key"), out):
+            return bytes(out)
+        return None
+
+    def remove(self, key: bytes) -> bool:
+        """Removes key; True if it was there."""
+        return self._h.remove(as_bytes(key, self.key_size, "key"))
+
+    # -- batches ----------------------------------------------------------
+
+    def read_batch(self, keys: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """Reads n keys in one batch.
+
+        Args:
+            keys: uint8 array of shape (n, key_size).
+
+        Returns:
+            values, uint8 (n, value_size), zero where not found, and found,
+            bool (n,).
+        """
+        k = as_matrix(keys, np.uint8, self.key_size, "keys")
+        n = k.shape[0]
+        values = np.zeros((n, self.value_size), dtype=np.uint8)
+        found = np.empty(n, dtype=np.bool_)
+        self._h.read_batch(n, k, values, found)
+        return values, found
+
+    def write_batch(self, keys: np.ndarray, values: np.ndarray) -> int:
+        """Writes n keys and values in one batch; later rows win over
+        earlier ones with the same key.
+
+        Args:
+            keys: uint8 array of shape (n, key_size).
+            values: uint8 array of shape (n, value_size).
+
+        Returns:
+            How many other entries were evicted.
+
+        Raises:
+            rmadht.Error: a row could not be written (e.g. contention,
+                ``code`` -7); the other rows are.
+        """
+        k = as_matrix(keys, np.uint8, self.key_size, "keys")
+        v = as_matrix(values, np.uint8, self.value_size, "values",
+                      rows=k.shape[0])
+        return self._h.write_batch(k.shape[0], k, v)
+
+    def flush(self) -> None:
+        """Completes this rank's writes: afterwards every rank sees them."""
+        self._h.flush()
+
+    # -- reports and snapshots -------------------------------------------
+
+    def stats(self) -> Dict[str, int]:
+        """This rank's counters, keyed by the ``rmadht_stats`` field names
+        (reads, hits, misses, writes, evictions, removes, checksum_retries,
+        invalidations, round_trips)."""
+        return self._h.stats()
+
+    def stats_global(self) -> Dict[str, int]:
+        """Collective: :meth:`stats` summed over all ranks."""
+        return self._h.stats_global()
+
+    def info(self) -> Dict[str, Any]:
+        """The table's geometry (``rmadht_info``): sizes, slots, ranks,
+        rank and mode name."""
+        return self._h.info()
+
+    def dump(self, path: PathLike) -> None:
+        """Collective and quiescent: writes every entry to one file."""
+        self._h.dump(os.fspath(path))
+
+    def restore(self, path: PathLike) -> None:
+        """Collective and quiescent: inserts every entry of a dump file."""
+        self._h.restore(os.fspath(path))
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return (f"<rmadht.Table key_size={self.key_size} "
+                f"value_size={self.value_size} {state}>")

@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Command line: ``rtsim run``, ``rtsim compare`` and ``rtsim sweep``."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from rtsim import __version__
+from rtsim.errors import RtsimError
+from rtsim.scenario import Scenario, load_scenario
+
+
+def _digits_pair(text: str) -> tuple[int, int]:
+    """Parses AQUEOUS:MINERAL digits."""
+    try:
+        aqueous, mineral = (int(v) for v in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected AQUEOUS:MINERAL digits, got {text!r}") from None
+    if not (1 <= aqueous <= 15 and 1 <= mineral <= 15):
+        raise argparse.ArgumentTypeError("digits must lie between 1 and 15")
+    return aqueous, mineral
+
+
+def _positive(text: str) -> int:
+    """Parses a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _signif(text: str) -> int:
+    """Parses a digit count of 1 to 15."""
+    value = _positive(text)
+    if value > 15:
+        raise argparse.ArgumentTypeError("at most 15 significant digits")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of all subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="rtsim", description="Reactive transport with PHREEQC chemistry and the rmadht cache.")
+    parser.add_argument("--version", action="version", version=f"rtsim {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a scenario (under mpiexec -n 2 or more)")
+    run.add_argument("scenario", type=Path, help="scenario TOML file")
+    run.add_argument("outdir", type=Path, help="output directory (created if missing)")
+    run.add_argument("--dht", action="store_true", help="cache chemistry results in rmadht")
+    run.add_argument("--dht-size", type=_positive, default=64, metavar="MB",
+                     help="cache memory per worker in MiB (default 64)")
+    run.add_argument("--dht-signif", type=_signif, metavar="N",
+                     help="significant digits of every key variable (overrides the scenario)")
+    run.add_argument("--dht-digits", type=_digits_pair, metavar="AQ:MIN",
+                     help="digits of aqueous and of mineral key variables")
+    run.add_argument("--dht-raw", action="store_true",
+                     help="round the raw key values instead of their log10")
+    run.add_argument("--dht-snaps", type=int, choices=(0, 1, 2), default=0,
+                     help="cache snapshots: 0 none, 1 at the end, 2 after every iteration")
+    run.add_argument("--dht-file", metavar="F", help="start from this cache snapshot")
+    run.add_argument("--work-package-size", type=_positive, default=64, metavar="N",
+                     help="cells per work package (default 64)")
+    run.add_argument("--iterations", type=_positive, metavar="N",
+                     help="run N iterations instead of the scenario's")
+    run.add_argument("--progress", action="store_true", help="show a live progress bar")
+
+    cmp_ = sub.add_parser("compare", help="compare a cached run with its reference (eq. 2)")
+    cmp_.add_argument("ref_dir", type=Path)
+    cmp_.add_argument("dht_dir", type=Path)
+    cmp_.add_argument("--out", type=Path, help="where compare.json/.png go (default DHT_DIR)")
+    cmp_.add_argument("--variables", help="comma-separated variables (default: the scenario's)")
+
+    sweep = sub.add_parser("sweep", help="rounding study in the shape of 002 Table 1")
+    sweep.add_argument("outdir", type=Path)
+    sweep.add_argument("--scenario", type=Path, default=None,
+                       help="scenario (default scenarios/dol2d_small.toml)")
+    sweep.add_argument("--np", type=_positive, default=3, dest="ranks",
+                       help="MPI ranks per run (default 3)")
+    sweep.add_argument("--aqueous", default="5,6,7,8", help="aqueous digits (default 5,6,7,8)")
+    sweep.add_argument("--mineral", default="4,5,6,7", help="mineral digits (default 4,5,6,7)")
+    sweep.add_argument("--modes", default="log,raw", help="log, raw or both (default log,raw)")
+    sweep.add_argument("--iterations", type=_positive, metavar="N")
+    return parser
+
+
+def apply_overrides(scenario: Scenario, args: argparse.Namespace) -> Scenario:
+    """The scenario with the command line's iteration and rounding overrides."""
+    if args.iterations is not None:
+        scenario = dataclasses.replace(
+            scenario, iterations=args.iterations,
+            output_interval=min(scenario.output_interval, args.iterations))
+    if args.dht_signif is not None and args.dht_digits is not None:
+        raise RtsimError("--dht-signif and --dht-digits exclude each other")
+    overrides = {k: dict(v) for k, v in scenario.dht.overrides.items()}
+    changes = {}
+    if args.dht_signif is not None or args.dht_digits is not None:
+        aqueous, mineral = args.dht_digits or (args.dht_signif, args.dht_signif)
+        changes.update(aqueous_digits=aqueous, mineral_digits=mineral)
+        for o in overrides.values():
+            o.pop("digits", None)
+    if args.dht_raw:
+        changes["log10"] = False
+        for o in overrides.values():
+            o.pop("log10", None)
+    if changes:
+        scenario = scenario.with_dht(overrides=overrides, **changes)
+    return scenario
+
+
+def _run(args: argparse.Namespace) -> int:
+    """rtsim run, on every rank."""
+    from mpi4py import MPI
+
+    from rtsim.master import RunOptions
+    from rtsim.run import run
+
+    comm = MPI.COMM_WORLD
+    try:
+        if not args.dht and (args.dht_file or args.dht_snaps):
+            raise RtsimError("--dht-file and --dht-snaps need --dht")
+        scenario = apply_overrides(load_scenario(args.scenario), args)
+    except RtsimError as exc:
+        # Every rank reads the same file and fails alike: no rank waits.
+        if comm.Get_rank() == 0:
+            print(f"rtsim: error: {exc}", file=sys.stderr)
+        return 2
+    options = RunOptions(outdir=args.outdir, package_size=args.work_package_size,
+                         dht=args.dht, dht_size_mb=args.dht_size, dht_snaps=args.dht_snaps,
+                         dht_file=args.dht_file, progress=args.progress)
+    return run(comm, scenario, options)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    """rtsim compare."""
+    from rtsim.compare import compare_command, table
+
+    variables = args.variables.split(",") if args.variables else None
+    result, written = compare_command(args.ref_dir, args.dht_dir, args.out, variables)
+    print(table(result))
+    print("wrote " + ", ".join(str(p) for p in written))
+    return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    """rtsim sweep."""
+    from rtsim.sweep import sweep_command
+
+    return sweep_command(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``rtsim`` console script."""
+    args = build_parser().parse_args(argv)
+    if args.command == "run":
+        return _run(args)
+    try:
+        return _compare(args) if args.command == "compare" else _sweep(args)
+    except RtsimError as exc:
+        print(f"rtsim: error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``rtsim compare``: a run with the cache against its reference.
+
+The error of 002 eq. 2 at iteration t combines the variables by the
+geometric mean of their relative root mean squared errors over the grid:
+
+    Error_t = exp( 1/m sum_i log( RMSE_i(t) / max_t(ref_i) ) )
+
+The norm max_t(ref_i) is read as 002 words it, "the maximum value of each
+variable": the largest |ref_i| over all cells and all compared iterations.
+Taken at iteration t alone, it would blow up the error of a mineral once
+it has nearly vanished everywhere: a residue of 1e-11 mol would become
+its own scale.  A variable that is zero throughout the reference has no
+scale and is left out.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from rtsim import output
+from rtsim.errors import RtsimError
+
+
+def eq2_error(ref: np.ndarray, test: np.ndarray, scales: Sequence[float] | None = None) -> float:
+    """Error of eq. 2 between two (variables, cells...) arrays.
+
+    scales holds each variable's norm; by default its largest |ref| here.
+    """
+    logs = []
+    if scales is None:
+        scales = [float(np.max(np.abs(r))) for r in ref]
+    for r, d, scale in zip(ref, test, scales):
+        if scale == 0.0:
+            continue
+        rmse = float(np.sqrt(np.mean((r - d) ** 2)))
+        if rmse == 0.0:
+            return 0.0  # the geometric mean of a set holding 0
+        logs.append(math.log(rmse / scale))
+    return math.exp(sum(logs) / len(logs)) if logs else 0.0
+
+
+def _summary(run_dir: Path) -> dict[str, Any]:
+    """The summary.json of a run directory."""
+    path = run_dir / "summary.json"
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise RtsimError(f"{path} not found: is {run_dir} the output directory of a run?") from None
+    except json.JSONDecodeError as exc:
+        raise RtsimError(f"{path} is not valid JSON: {exc}") from None
+
+
+def compare_runs(ref_dir: Path, dht_dir: Path,
+                 variables: Sequence[str] | None = None) -> dict[str, Any]:
+    """Computes the comparison (and writes nothing)."""
+    ref_sum, dht_sum = _summary(ref_dir), _summary(dht_dir)
+    if variables is None:
+        variables = ref_sum.get("compare_variables")
+    ref_snaps, dht_snaps = output.list_snapshots(ref_dir), output.list_snapshots(dht_dir)
+    common = sorted(set(ref_snaps) & set(dht_snaps))
+    if not common:
+        raise RtsimError(f"{ref_dir} and {dht_dir} have no snapshot iteration in common")
+    pairs = []
+    for iteration in common:
+        ref_names, ref_maps = output.load_snapshot(ref_snaps[iteration])
+        dht_names, dht_maps = output.load_snapshot(dht_snaps[iteration])
+        chosen = list(variables) if variables else ref_names
+        missing = [v for v in chosen if v not in ref_names or v not in dht_names]
+        if missing:
+            raise RtsimError(f"variable(s) {', '.join(missing)} missing from the snapshots of "
+                             f"iteration {iteration}")
+        pairs.append((iteration, np.array([ref_maps[ref_names.index(v)] for v in chosen]),
+                      np.array([dht_maps[dht_names.index(v)] for v in chosen])))
+    scales = np.max([np.abs(ref).reshape(len(ref), -1).max(axis=1) for _, ref, _ in pairs], axis=0)
+    errors = [{"iteration": it, "error": eq2_error(ref, dht, scales)} for it, ref, dht in pairs]
+    dht_info = dht_sum.get("dht") or {}
+    return {
+        "reference": str(ref_dir), "dht": str(dht_dir),
+        "variables": list(variables) if variables else None,
+        "error_per_iteration": errors,
+        "max_error": max(e["error"] for e in errors),
+        "runtime_s": {"reference": ref_sum["runtime_s"], "dht": dht_sum["runtime_s"]},
+        "chemistry_s": {"reference": ref_sum["chemistry_s"], "dht": dht_sum["chemistry_s"]},
+        "speedup": ref_sum["runtime_s"] / dht_sum["runtime_s"],
+        "chemistry_speedup": ref_sum["chemistry_s"] / dht_sum["chemistry_s"],
+        "hit_rate": dht_info.get("hit_rate"),
+        "evictions": dht_info.get("evictions"),
+        "checksum_retries": dht_info.get("checksum_retries"),
+    }
+
+
+def table(result: dict[str, Any]) -> str:
+    """A short plain-text table of a comparison."""
+    hit = result["hit_rate"]
+    rows = [
+        ("", "reference", "with cache"),
+        ("runtime (s)", f"{result['runtime_s']['reference']:.1f}",
+         f"{result['runtime_s']['dht']:.1f}"),
+        ("chemistry (s)", f"{result['chemistry_s']['reference']:.1f}",
+         f"{result['chemistry_s']['dht']:.1f}"),
+        ("speedup (runtime)", "", f"{result['speedup']:.2f}x"),
+        ("chemistry speedup", "", f"{result['chemistry_speedup']:.2f}x"),
+        ("hit rate", "", "-" if hit is None else f"{100 * hit:.1f}%"),
+        ("max eq. 2 error", "", f"{result['max_error']:.2e}"),
+    ]
+    return "\n".join(f"{a:<20}{b:>12}{c:>14}" for a, b, c in rows)
+
+
+def plot_errors(path: Path, result: dict[str, Any]) -> Path:
+    """The error of eq. 2 against the iteration, on a log axis."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = [(e["iteration"], e["error"]) for e in result["error_per_iteration"] if e["error"] > 0]
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    if points:
+        ax.semilogy(*zip(*points), marker=".", lw=1.2)
+    ax.axhline(1e-5, color="tab:red", ls="--", lw=1, label="1e-5")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("error (002 eq. 2)")
+    ax.set_title(f"max error {result['max_error']:.2e}")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def compare_command(ref_dir: Path, dht_dir: Path, outdir: Path | None,
+                    variables: Sequence[str] | None) -> tuple[dict[str, Any], list[Path]]:
+    """Runs a comparison and writes compare.json and compare.png to outdir."""
+    result = compare_runs(ref_dir, dht_dir, variables)
+    outdir = outdir or dht_dir
+    outdir.mkdir(parents=True, exist_ok=True)
+    output.write_json(outdir / "compare.json", result)
+    return result, [outdir / "compare.json", plot_errors(outdir / "compare.png", result)]

@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The master rank: flow, transport, dispatch of work packages, outputs.
+
+Each coupling iteration is sequential non-iterative (002 Fig. 4): advect
+the conservative totals, then hand the work packages to idle workers first
+come, first served, until every package is back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rtsim import output
+from rtsim.errors import RtsimError
+from rtsim.flow import solve_flow
+from rtsim.grid import Grid
+from rtsim.packages import make_packages
+from rtsim.progress import Progress
+from rtsim.protocol import TAG_CONTROL, TAG_FAILURE, TAG_RESULT, TAG_STATS, TAG_WORK, Channel
+from rtsim.scenario import Scenario
+from rtsim.transport import UpwindTransport
+
+
+class WorkerFailure(RtsimError):
+    """A worker could not compute a package; the run is abandoned."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Command-line settings of a run that are not part of the scenario."""
+
+    outdir: Path
+    package_size: int = 64
+    dht: bool = False
+    dht_size_mb: int = 64
+    dht_snaps: int = 0
+    dht_file: str | None = None
+    progress: bool = False
+
+
+@dataclass
+class ChemistryTally:
+    """What one iteration's chemistry cost and how the cache did."""
+
+    seconds: float = 0.0
+    lookups: int = 0
+    hits: int = 0
+    phreeqc_cells: int = 0
+    phreeqc_s: float = 0.0
+
+
+def dispatch(channel: Channel, workers: list[int], packages: list[np.ndarray],
+             states: np.ndarray, guesses: np.ndarray, results: np.ndarray) -> ChemistryTally:
+    """Runs every package on the workers; fills results row by row.
+
+    First every idle worker gets a package, then each answer frees its
+    worker for the next one.  After a failure no new package is sent, the
+    outstanding ones are collected, and WorkerFailure is raised.
+    """
+    tally = ChemistryTally()
+    start = time.perf_counter()
+    queue = deque(range(len(packages)))
+    idle = deque(workers)
+    busy: dict[int, int] = {}
+    failure: str | None = None
+    while queue or busy:
+        while queue and idle and failure is None:
+            worker, package = idle.popleft(), queue.popleft()
+            cells = packages[package]
+            channel.send(worker, TAG_WORK, (package, states[cells], guesses[cells]))
+            busy[worker] = package
+        if not busy:
+            break
+        source, tag, payload = channel.receive()
+        if source not in busy:
+            raise RtsimError(f"unexpected message (tag {tag}) from rank {source}")
+        del busy[source]
+        idle.append(source)
+        if tag == TAG_FAILURE:
+            failure = failure or f"worker rank {source}: {payload}"
+            queue.clear()
+        elif tag == TAG_RESULT:
+            results[packages[payload.package]] = payload.results
+            tally.lookups += payload.lookups
+            tally.hits += payload.hits
+            tally.phreeqc_cells += payload.phreeqc_cells
+            tally.phreeqc_s += payload.phreeqc_s
+        else:
+            raise RtsimError(f"unexpected message (tag {tag}) from rank {source}")
+    if failure is not None:
+        raise WorkerFailure(failure)
+    tally.seconds = time.perf_counter() - start
+    return tally
+
+
+def stop_workers(channel: Channel, workers: list[int], abort: bool) -> list[dict[str, Any]]:
+    """Tells every worker to stop and collects their final statistics.
+
+    With abort set the workers exit with an error code too.
+    """
+    for worker in workers:
+        channel.send(worker, TAG_CONTROL, ("stop", abort))
+    stats = {}
+    while len(stats) < len(workers):
+        source, tag, payload = channel.receive()
+        if tag == TAG_STATS:
+            stats[source] = payload
+        # A package result or failure still in flight after an abort is moot.
+    return [stats[w] for w in workers]
+
+
+class Master:
+    """Owns the fields and drives the coupling loop."""
+
+    def __init__(self, scenario: Scenario, options: RunOptions, initial: np.ndarray,
+                 injected: np.ndarray, channel: Channel, workers: list[int]) -> None:
+        self.scenario = scenario
+        self.options = options
+        self.channel = channel
+        self.workers = workers
+        self.grid = Grid(scenario.grid)
+        self.flow = solve_flow(self.grid, scenario.flow)
+        self.transport = UpwindTransport(self.grid, self.flow, scenario.flow.injection_cell,
+                                         scenario.flow.outflow_cell)
+        self.n_comp = len(scenario.components)
+        self.n_state = len(scenario.state_names)
+        self.fields = np.tile(initial, (self.grid.cells, 1))
+        self.injected = injected[:self.n_comp].copy()
+        self.packages = make_packages(self.grid.cells, options.package_size)
+        self.timeline: list[dict[str, float]] = []
+
+    def run(self) -> dict[str, Any]:
+        """Runs all iterations; returns the timing figures for summary.json."""
+        sc = self.scenario
+        outdir = self.options.outdir
+        start = time.perf_counter()
+        transport_s = chemistry_s = output_s = phreeqc_s = 0.0
+        output.write_snapshot(outdir, 0, 0.0, self.fields, sc.field_names, self.grid)
+        progress = Progress(sc.iterations, enabled=self.options.progress)
+        results = np.empty_like(self.fields)
+        for iteration in range(1, sc.iterations + 1):
+            t0 = time.perf_counter()
+            mobile = self.fields[:, :self.n_comp]
+            substeps = self.transport.advance(mobile, sc.dt, self.injected, sc.courant)
+            t1 = time.perf_counter()
+            tally = dispatch(self.channel, self.workers, self.packages,
+                             self.fields[:, :self.n_state], self.fields[:, self.n_state:], results)
+            self.fields, results = results, self.fields
+            t2 = time.perf_counter()
+            if self.options.dht and self.options.dht_snaps == 2:
+                self._snapshot_cache(outdir / "dht.snap")
+            if iteration % sc.output_interval == 0 or iteration == sc.iterations:
+                output.write_snapshot(outdir, iteration, iteration * sc.dt, self.fields,
+                                      sc.field_names, self.grid)
+            t3 = time.perf_counter()
+            transport_s += t1 - t0
+            chemistry_s += tally.seconds
+            phreeqc_s += tally.phreeqc_s
+            output_s += t3 - t2
+            self.timeline.append({
+                "iteration": iteration, "transport_s": t1 - t0, "chemistry_s": tally.seconds,
+                "substeps": substeps, "lookups": tally.lookups, "hits": tally.hits,
+                "phreeqc_cells": tally.phreeqc_cells})
+            progress.update(iteration, self.grid.cells / max(tally.seconds, 1e-9),
+                            tally.hits / tally.lookups if tally.lookups else None)
+        progress.finish()
+        if self.options.dht and self.options.dht_snaps == 1:
+            self._snapshot_cache(outdir / "dht.snap")
+        return {"runtime_s": time.perf_counter() - start, "chemistry_s": chemistry_s,
+                "transport_s": transport_s, "output_s": output_s, "phreeqc_s": phreeqc_s}
+
+    def _snapshot_cache(self, path: Path) -> None:
+        """Asks every worker to join the collective cache dump."""
+        for worker in self.workers:
+            self.channel.send(worker, TAG_CONTROL, ("snapshot", str(path)))

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Files a run leaves in its output directory.
+
+fields_NNNNN.npz   one snapshot per output interval (and iteration 0):
+                   ``fields`` (variables, ny, nx), ``names``, ``iteration``,
+                   ``time_s``
+summary.json       figures of the run (see docs/rtsim.md)
+maps.png           every variable at the last iteration
+timeline.png       chemistry time and cache hit rate per iteration
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from rtsim.grid import Grid
+
+_SNAPSHOT = re.compile(r"fields_(\d+)\.npz$")
+
+
+def snapshot_path(outdir: Path, iteration: int) -> Path:
+    """Where the snapshot of an iteration goes."""
+    return outdir / f"fields_{iteration:05d}.npz"
+
+
+def write_snapshot(outdir: Path, iteration: int, time_s: float, fields: np.ndarray,
+                   names: Sequence[str], grid: Grid) -> Path:
+    """Writes the (cells, variables) fields as maps of the grid."""
+    path = snapshot_path(outdir, iteration)
+    maps = fields.T.reshape(len(names), grid.ny, grid.nx)
+    np.savez(path, fields=maps, names=np.array(names), iteration=iteration, time_s=time_s)
+    return path
+
+
+def list_snapshots(outdir: Path) -> dict[int, Path]:
+    """Snapshots in a directory, by iteration."""
+    found = {}
+    for path in outdir.glob("fields_*.npz"):
+        match = _SNAPSHOT.search(path.name)
+        if match:
+            found[int(match.group(1))] = path
+    return dict(sorted(found.items()))
+
+
+def load_snapshot(path: Path) -> tuple[list[str], np.ndarray]:
+    """Returns (names, maps) of a snapshot; maps is (variables, ny, nx)."""
+    with np.load(path) as data:
+        return [str(n) for n in data["names"]], np.array(data["fields"])
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Writes indented JSON, ending with a newline."""
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_maps(path: Path, maps: np.ndarray, names: Sequence[str], title: str) -> Path:
+    """One panel per variable, row 0 of the grid at the top."""
+    plt = _pyplot()
+    cols = 4
+    rows = -(-len(names) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.9 * rows), squeeze=False)
+    for ax, name, values in zip(axes.flat, names, maps):
+        image = ax.imshow(values, origin="upper", cmap="viridis")
+        ax.set_title(name, fontsize=10)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04).ax.tick_params(labelsize=7)
+    for ax in list(axes.flat)[len(names):]:
+        ax.axis("off")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def plot_timeline(path: Path, timeline: list[dict[str, float]], title: str) -> Path:
+    """Chemistry seconds per iteration, and the hit rate when there was a cache."""
+    plt = _pyplot()
+    iterations = [t["iteration"] for t in timeline]
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    ax.plot(iterations, [t["chemistry_s"] for t in timeline], color="tab:blue", lw=1.2)
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("chemistry time per iteration (s)", color="tab:blue")
+    ax.set_ylim(bottom=0)
+    if any(t["lookups"] for t in timeline):
+        rate = [100.0 * t["hits"] / t["lookups"] if t["lookups"] else np.nan for t in timeline]
+        twin = ax.twinx()
+        twin.plot(iterations, rate, color="tab:orange", lw=1.2)
+        twin.set_ylabel("cache hit rate (%)", color="tab:orange")
+        twin.set_ylim(0, 100)
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path

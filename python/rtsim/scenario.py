@@ -1,0 +1,470 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Scenario files: TOML loading and validation.
+
+Every problem with a scenario is reported as a :class:`ScenarioError` naming
+the file, the table and the key, so that a user can fix it without reading
+the code.  Units are part of the key names where they are not SI.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rtsim.errors import ScenarioError
+
+MILLIDARCY_M2 = 9.869233e-16
+BAR_PA = 1.0e5
+
+#: Conservative totals every scenario transports before its own elements,
+#: as PhreeqcRM does: water and acidity live in total H and O, and charge
+#: keeps the imbalance that transport may carry.
+BASE_COMPONENTS = ("H", "O", "charge")
+
+#: What PHREEQC reports besides the state.  They are not transported: they
+#: describe the cell after chemistry and seed PHREEQC's next solve there.
+AUX_NAMES = ("pH", "pe", "mu")
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    """A 2D Cartesian grid with homogeneous properties."""
+
+    nx: int
+    ny: int
+    lx: float
+    ly: float
+    depth: float
+    porosity: float
+    permeability: float  # m2
+    viscosity: float  # Pa s
+
+    @property
+    def cells(self) -> int:
+        """Number of grid cells."""
+        return self.nx * self.ny
+
+
+@dataclass(frozen=True)
+class FlowSpec:
+    """Fixed-pressure cells driving a steady Darcy flow."""
+
+    injection_cell: tuple[int, int]  # (row, column), row 0 at the top
+    injection_pressure: float  # Pa
+    outflow_cell: tuple[int, int]
+    outflow_pressure: float  # Pa
+
+
+@dataclass(frozen=True)
+class WaterSpec:
+    """A water defined in PHREEQC terms, equilibrated before the run."""
+
+    ph: float
+    pe: float
+    charge_balance: bool
+    totals: dict[str, float]  # element -> mol/kgw
+    equilibrium: dict[str, float]  # phase -> saturation index
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """One Palandri and Kharaka (2004) mechanism: k25, activation energy."""
+
+    logk: float  # log10 mol/m2/s at 25 C
+    ea: float  # J/mol
+    n: float = 0.0  # exponent of a(H+), acid mechanism only
+
+
+@dataclass(frozen=True)
+class MineralSpec:
+    """A kinetically reacting mineral, immobile in the cell."""
+
+    name: str
+    initial: float  # mol per kgw of pore water
+    surface_area: float  # m2 per kgw, constant (rate independent of amount)
+    acid: Mechanism | None
+    neutral: Mechanism | None
+
+
+@dataclass(frozen=True)
+class DhtSpec:
+    """Rounding of cache keys (002 sect. 2.4.3) and what goes into the cache."""
+
+    log10: bool
+    aqueous_digits: int
+    mineral_digits: int
+    zero_below: float
+    keys: tuple[str, ...]
+    overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+    store_phase_changes: bool = False
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario.  Derived names are properties."""
+
+    name: str
+    path: str
+    iterations: int
+    dt: float
+    output_interval: int
+    courant: float
+    grid: GridSpec
+    flow: FlowSpec
+    database: str  # absolute path, or the name of a database shipped with phreeqc
+    database_builtin: bool
+    temperature: float
+    kinetics_tolerance: float
+    elements: tuple[str, ...]
+    pore_water: WaterSpec
+    injection: WaterSpec
+    minerals: tuple[MineralSpec, ...]
+    dht: DhtSpec
+    compare: tuple[str, ...]
+
+    @property
+    def components(self) -> tuple[str, ...]:
+        """Transported conservative totals, in state-column order."""
+        return BASE_COMPONENTS + self.elements
+
+    @property
+    def mineral_names(self) -> tuple[str, ...]:
+        """Immobile mineral amounts, in state-column order after components."""
+        return tuple(m.name for m in self.minerals)
+
+    @property
+    def state_names(self) -> tuple[str, ...]:
+        """All columns of a cell's state."""
+        return self.components + self.mineral_names
+
+    @property
+    def field_names(self) -> tuple[str, ...]:
+        """Everything written to snapshots: the state, then pH, pe and mu."""
+        return self.state_names + AUX_NAMES
+
+    def key_digits(self) -> list[int]:
+        """Significant digits of every cache key variable."""
+        return [self._key_option(k, "digits") for k in self.dht.keys]
+
+    def key_log10(self) -> list[bool]:
+        """Whether every cache key variable is rounded on its log10."""
+        return [self._key_option(k, "log10") for k in self.dht.keys]
+
+    def _key_option(self, name: str, option: str) -> Any:
+        """A key variable's digits or log10 flag: override, else class default."""
+        override = self.dht.overrides.get(name, {})
+        if option in override:
+            return override[option]
+        if option == "log10":
+            return self.dht.log10
+        return self.dht.mineral_digits if name in self.mineral_names else self.dht.aqueous_digits
+
+    def with_dht(self, **changes: Any) -> Scenario:
+        """A copy with some [dht] settings replaced (command-line overrides)."""
+        return dataclasses.replace(self, dht=dataclasses.replace(self.dht, **changes))
+
+
+class _Table:
+    """A TOML table that remembers where it is and which keys were read."""
+
+    def __init__(self, data: Any, where: str, path: str) -> None:
+        if not isinstance(data, dict):
+            raise ScenarioError(f"{path}: [{where}] must be a table")
+        self.data = data
+        self.where = where
+        self.path = path
+        self.used: set[str] = set()
+
+    def fail(self, message: str) -> ScenarioError:
+        """An error naming this table."""
+        return ScenarioError(f"{self.path}: [{self.where}] {message}")
+
+    def get(self, key: str, default: Any = ...) -> Any:
+        """A value, or default; a missing required key is an error."""
+        self.used.add(key)
+        if key not in self.data:
+            if default is ...:
+                close = difflib.get_close_matches(key, [str(k) for k in self.data], n=1)
+                hint = f" ('{close[0]}' is not a known key: a misspelling?)" if close else ""
+                raise self.fail(f"missing key '{key}'{hint}")
+            return default
+        return self.data[key]
+
+    def table(self, key: str, default_empty: bool = False) -> _Table:
+        """A sub-table (an empty one if optional and absent)."""
+        value = self.get(key, {} if default_empty else ...)
+        return _Table(value, f"{self.where}.{key}" if self.where else key, self.path)
+
+    def number(self, key: str, default: Any = ..., *, minimum: float | None = None,
+               positive: bool = False, maximum: float | None = None) -> float:
+        """A finite float within bounds."""
+        value = self.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(f"'{key}' must be a number, got {value!r}")
+        value = float(value)
+        if not math.isfinite(value):
+            raise self.fail(f"'{key}' must be finite, got {value!r}")
+        if positive and value <= 0:
+            raise self.fail(f"'{key}' must be > 0, got {value!r}")
+        if minimum is not None and value < minimum:
+            raise self.fail(f"'{key}' must be >= {minimum}, got {value!r}")
+        if maximum is not None and value > maximum:
+            raise self.fail(f"'{key}' must be <= {maximum}, got {value!r}")
+        return value
+
+    def integer(self, key: str, default: Any = ..., *, minimum: int = 1,
+                maximum: int | None = None) -> int:
+        """An integer within bounds."""
+        value = self.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(f"'{key}' must be an integer, got {value!r}")
+        if value < minimum or (maximum is not None and value > maximum):
+            upper = f" and <= {maximum}" if maximum is not None else ""
+            raise self.fail(f"'{key}' must be >= {minimum}{upper}, got {value!r}")
+        return value
+
+    def boolean(self, key: str, default: Any = ...) -> bool:
+        """true or false."""
+        value = self.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(f"'{key}' must be true or false, got {value!r}")
+        return value
+
+    def string(self, key: str, default: Any = ...) -> str:
+        """A non-empty string."""
+        value = self.get(key, default)
+        if not isinstance(value, str) or not value:
+            raise self.fail(f"'{key}' must be a non-empty string, got {value!r}")
+        return value
+
+    def names(self, key: str, default: Any = ...) -> tuple[str, ...]:
+        """A list of distinct non-empty strings."""
+        value = self.get(key, default)
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise self.fail(f"'{key}' must be a list of names, got {value!r}")
+        if len(set(value)) != len(value):
+            raise self.fail(f"'{key}' lists a name twice: {value!r}")
+        return tuple(value)
+
+    def done(self) -> None:
+        """Rejects keys nobody read: almost always a typo."""
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise self.fail(
+                f"unknown key(s) {', '.join(repr(k) for k in unknown)}; "
+                f"known keys: {', '.join(sorted(self.used))}")
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Reads and validates a scenario file."""
+    path = Path(path)
+    where = str(path)
+    try:
+        with open(path, "rb") as handle:
+            raw = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ScenarioError(f"{where}: scenario file not found") from None
+    except OSError as exc:
+        raise ScenarioError(f"{where}: cannot read scenario file: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{where}: not valid TOML: {exc}") from None
+    top = _Table(raw, "", where)
+    name = top.string("name", path.stem)
+
+    time = top.table("time")
+    iterations = time.integer("iterations")
+    dt = time.number("dt", positive=True)
+    output_interval = time.integer("output_interval", 1)
+    courant = time.number("courant", 1.0, positive=True, maximum=1.0)
+    time.done()
+
+    grid = _grid(top.table("grid"))
+    flow = _flow(top.table("flow"), grid)
+
+    chem = top.table("chemistry")
+    database, builtin = _database(chem, path)
+    temperature = chem.number("temperature", 25.0, minimum=0.0, maximum=100.0)
+    kinetics_tolerance = chem.number("kinetics_tolerance", 1e-8, positive=True)
+    elements = chem.names("elements")
+    for bad in set(elements) & set(BASE_COMPONENTS):
+        raise chem.fail(f"'elements' must not list '{bad}': H, O and charge are always transported")
+    pore_water = _water(chem.table("pore_water"), elements)
+    injection = _water(chem.table("injection"), elements)
+    chem.done()
+
+    minerals = _minerals(top.get("minerals", []), where, elements)
+    state_names = BASE_COMPONENTS + elements + tuple(m.name for m in minerals)
+
+    dht = _dht(top.table("dht", default_empty=True), state_names)
+
+    output = top.table("output", default_empty=True)
+    default_compare = tuple(elements) + ("pH",) + tuple(m.name for m in minerals)
+    compare = output.names("compare", list(default_compare))
+    for bad in [c for c in compare if c not in state_names + ("pH",)]:
+        raise output.fail(f"'compare' names unknown variable '{bad}'; "
+                          f"known: {', '.join(state_names + ('pH',))}")
+    if not compare:
+        raise output.fail("'compare' must name at least one variable")
+    output.done()
+    top.done()
+
+    if output_interval > iterations:
+        raise ScenarioError(f"{where}: [time] 'output_interval' exceeds 'iterations'")
+    return Scenario(
+        name=name, path=str(path.resolve()), iterations=iterations, dt=dt,
+        output_interval=output_interval, courant=courant, grid=grid, flow=flow,
+        database=database, database_builtin=builtin, temperature=temperature,
+        kinetics_tolerance=kinetics_tolerance,
+        elements=elements, pore_water=pore_water, injection=injection,
+        minerals=minerals, dht=dht, compare=compare)
+
+
+def _grid(t: _Table) -> GridSpec:
+    """[grid]."""
+    spec = GridSpec(
+        nx=t.integer("nx"), ny=t.integer("ny"),
+        lx=t.number("lx", positive=True), ly=t.number("ly", positive=True),
+        depth=t.number("depth", 1.0, positive=True),
+        porosity=t.number("porosity", positive=True, maximum=1.0),
+        permeability=t.number("permeability_mD", positive=True) * MILLIDARCY_M2,
+        viscosity=t.number("viscosity_Pa_s", 1.0e-3, positive=True))
+    t.done()
+    if spec.cells < 2:
+        raise t.fail("the grid needs at least two cells")
+    return spec
+
+
+def _cell(t: _Table, key: str, grid: GridSpec) -> tuple[int, int]:
+    """A [row, column] pair inside the grid."""
+    value = t.get(key)
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise t.fail(f"'{key}' must be [row, column], got {value!r}")
+    row, col = value
+    if not (0 <= row < grid.ny and 0 <= col < grid.nx):
+        raise t.fail(f"'{key}' = {value!r} lies outside the {grid.ny}x{grid.nx} grid")
+    return row, col
+
+
+def _flow(t: _Table, grid: GridSpec) -> FlowSpec:
+    """[flow]."""
+    spec = FlowSpec(
+        injection_cell=_cell(t, "injection_cell", grid),
+        injection_pressure=t.number("injection_pressure_bar", positive=True) * BAR_PA,
+        outflow_cell=_cell(t, "outflow_cell", grid),
+        outflow_pressure=t.number("outflow_pressure_bar", positive=True) * BAR_PA)
+    t.done()
+    if spec.injection_cell == spec.outflow_cell:
+        raise t.fail("'injection_cell' and 'outflow_cell' must differ")
+    if spec.injection_pressure <= spec.outflow_pressure:
+        raise t.fail("'injection_pressure_bar' must exceed 'outflow_pressure_bar'")
+    return spec
+
+
+def _database(t: _Table, scenario_path: Path) -> tuple[str, bool]:
+    """Resolves [chemistry] database to a file or a shipped database name."""
+    name = t.string("database", "phreeqc.dat")
+    candidate = Path(name)
+    if not candidate.is_absolute():
+        candidate = scenario_path.parent / candidate
+    if candidate.is_file():
+        return str(candidate.resolve()), False
+    from phreeqc import Phreeqc  # the engine is a hard dependency; import where needed
+
+    builtin = Phreeqc.ListBuiltInDatabases()
+    if name in builtin:
+        return name, True
+    raise t.fail(f"database '{name}' not found: it is neither a file (looked for "
+                 f"{candidate}) nor one of phreeqc's databases ({', '.join(builtin)})")
+
+
+def _water(t: _Table, elements: tuple[str, ...]) -> WaterSpec:
+    """A [chemistry.*] water."""
+    totals_t = t.table("totals", default_empty=True)
+    totals = {}
+    for element in list(totals_t.data):
+        if element not in elements:
+            raise totals_t.fail(f"element '{element}' is not listed in [chemistry] 'elements' "
+                                f"({', '.join(elements)})")
+        totals[element] = totals_t.number(element, minimum=0.0)
+    totals_t.done()
+    eq_t = t.table("equilibrium", default_empty=True)
+    equilibrium = {phase: eq_t.number(phase) for phase in list(eq_t.data)}
+    eq_t.done()
+    spec = WaterSpec(ph=t.number("pH", 7.0, minimum=0.0, maximum=14.0),
+                     pe=t.number("pe", 4.0), charge_balance=t.boolean("charge_balance", True),
+                     totals=totals, equilibrium=equilibrium)
+    t.done()
+    return spec
+
+
+def _mechanism(t: _Table, key: str, acid: bool) -> Mechanism | None:
+    """An optional rate mechanism of a mineral."""
+    if key not in t.data:
+        t.used.add(key)
+        return None
+    m = t.table(key)
+    mech = Mechanism(logk=m.number("logk"), ea=m.number("ea", minimum=0.0),
+                     n=m.number("n", minimum=0.0) if acid else 0.0)
+    m.done()
+    return mech
+
+
+def _minerals(raw: Any, where: str, elements: tuple[str, ...]) -> tuple[MineralSpec, ...]:
+    """[[minerals]]."""
+    if not isinstance(raw, list):
+        raise ScenarioError(f"{where}: 'minerals' must be an array of tables ([[minerals]])")
+    minerals = []
+    for i, entry in enumerate(raw):
+        t = _Table(entry, f"minerals #{i + 1}", where)
+        name = t.string("name")
+        if name in BASE_COMPONENTS + elements + ("pH",):
+            raise t.fail(f"mineral name '{name}' clashes with a transported variable")
+        spec = MineralSpec(name=name, initial=t.number("initial", minimum=0.0),
+                           surface_area=t.number("surface_area", positive=True),
+                           acid=_mechanism(t, "acid", True),
+                           neutral=_mechanism(t, "neutral", False))
+        if spec.acid is None and spec.neutral is None:
+            raise t.fail("needs an 'acid' or a 'neutral' mechanism")
+        t.done()
+        minerals.append(spec)
+    names = [m.name for m in minerals]
+    if len(set(names)) != len(names):
+        raise ScenarioError(f"{where}: [[minerals]] defines a mineral twice: {names}")
+    return tuple(minerals)
+
+
+def _dht(t: _Table, state_names: tuple[str, ...]) -> DhtSpec:
+    """[dht]."""
+    default_keys = [n for n in state_names if n != "charge"]
+    keys = t.names("keys", default_keys)
+    for bad in [k for k in keys if k not in state_names]:
+        raise t.fail(f"'keys' names unknown variable '{bad}'; known: {', '.join(state_names)}")
+    if not keys:
+        raise t.fail("'keys' must name at least one variable")
+    overrides: dict[str, dict[str, Any]] = {}
+    variables = t.table("variables", default_empty=True)
+    for name in list(variables.data):
+        if name not in keys:
+            raise variables.fail(f"'{name}' is not a cache key variable; keys: {', '.join(keys)}")
+        v = variables.table(name)
+        overrides[name] = {}
+        if "digits" in v.data:
+            overrides[name]["digits"] = v.integer("digits", maximum=15)
+        if "log10" in v.data:
+            overrides[name]["log10"] = v.boolean("log10")
+        v.done()
+    variables.done()
+    spec = DhtSpec(log10=t.boolean("log10", True),
+                   aqueous_digits=t.integer("aqueous_digits", 5, maximum=15),
+                   mineral_digits=t.integer("mineral_digits", 5, maximum=15),
+                   zero_below=t.number("zero_below", 1e-13, minimum=0.0),
+                   keys=keys, overrides=overrides,
+                   store_phase_changes=t.boolean("store_phase_changes", False))
+    t.done()
+    return spec

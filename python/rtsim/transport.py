@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Explicit first-order upwind advection of the conservative totals.
+
+The update is written as one sparse operator, dc/dt = A c + b c_in, where A
+holds the upwind face fluxes plus the outflow sink and b the injection
+source.  Its columns sum to zero except where water leaves the domain, so
+the scheme conserves mass exactly up to round-off.  The operator is applied
+in equal inner sub-steps short enough for the Courant-Friedrichs-Lewy
+condition (002 eq. 1): dt_adv = min_i(phi V_i / F_out,i).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sparse
+
+from rtsim.flow import FlowField
+from rtsim.grid import Grid
+
+
+class UpwindTransport:
+    """Advects a (cells, components) array of concentrations in place."""
+
+    def __init__(self, grid: Grid, flow: FlowField, injection_cell: tuple[int, int],
+                 outflow_cell: tuple[int, int]) -> None:
+        n = grid.cells
+        ids = np.arange(n).reshape(grid.ny, grid.nx)
+        src, dst, rate = [], [], []
+        for flux, left, right in ((flow.flux_x, ids[:, :-1], ids[:, 1:]),
+                                  (flow.flux_y, ids[:-1, :], ids[1:, :])):
+            forward = flux > 0
+            src += [left[forward], right[~forward]]
+            dst += [right[forward], left[~forward]]
+            rate += [flux[forward], -flux[~forward]]
+        src_a = np.concatenate(src)
+        dst_a = np.concatenate(dst)
+        rate_a = np.concatenate(rate) / grid.pore_volume
+        outflow = np.zeros(n)
+        np.add.at(outflow, src_a, rate_a)
+        self.outflow_index = grid.index(*outflow_cell)
+        self.injection_index = grid.index(*injection_cell)
+        outflow[self.outflow_index] += flow.outflow_rate / grid.pore_volume
+        self.operator = (sparse.csr_matrix((rate_a, (dst_a, src_a)), shape=(n, n))
+                         - sparse.diags(outflow)).tocsr()
+        self.injection_rate = flow.injection_rate / grid.pore_volume
+        self.outflow_rate = flow.outflow_rate / grid.pore_volume
+        self.max_dt = float(1.0 / outflow.max())
+
+    def substeps(self, dt: float, courant: float = 1.0) -> int:
+        """Number of equal inner steps that keep every Courant number <= courant."""
+        # The tolerance keeps an exact multiple of the limit from costing a step.
+        return max(1, math.ceil(dt / (courant * self.max_dt) * (1.0 - 1e-12)))
+
+    def advance(self, conc: np.ndarray, dt: float, injected: np.ndarray,
+                courant: float = 1.0) -> int:
+        """Advances conc over dt with CFL sub-stepping; returns the sub-step count.
+
+        injected holds the concentrations of the water entering at the
+        injection cell.  Returns how many inner steps were taken.
+        """
+        steps = self.substeps(dt, courant)
+        h = dt / steps
+        source = h * self.injection_rate * np.asarray(injected, dtype=float)
+        for _ in range(steps):
+            update = self.operator @ conc
+            update *= h
+            conc += update
+            conc[self.injection_index] += source
+        return steps

@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Worker ranks: chemistry of work packages, through the cache if enabled."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from rtsim.cache import CellCache
+from rtsim.chemistry import ChemistryEngine
+from rtsim.errors import RtsimError
+from rtsim.protocol import (MASTER, TAG_CONTROL, TAG_FAILURE, TAG_RESULT, TAG_STATS, TAG_WORK,
+                            Channel)
+
+
+@dataclass
+class PackageResult:
+    """A worker's answer for one work package."""
+
+    package: int
+    results: np.ndarray  # (cells, fields): new state, pH, pe, mu
+    lookups: int
+    hits: int
+    phreeqc_cells: int
+    phreeqc_s: float
+
+
+@dataclass
+class WorkerStats:
+    """What a worker reports when the run ends."""
+
+    packages: int = 0
+    phreeqc_cells: int = 0
+    phreeqc_s: float = 0.0
+    cache_s: float = 0.0
+    stored: int = 0
+    rejected_phase_changes: int = 0
+    warning_count: int = 0
+    warnings: list[str] = field(default_factory=list)
+    cache: dict[str, int] | None = None
+
+
+def compute_package(engine: ChemistryEngine, cache: CellCache | None, package: int,
+                    states: np.ndarray, guesses: np.ndarray, dt: float,
+                    stats: WorkerStats) -> PackageResult:
+    """Runs one package: cache lookups, PHREEQC for the misses, stores."""
+    t0 = time.perf_counter()
+    if cache is not None:
+        results, hit = cache.lookup(states)
+    else:
+        results = np.empty((states.shape[0], len(engine.field_columns)))
+        hit = np.zeros(states.shape[0], dtype=bool)
+    t1 = time.perf_counter()
+    miss = ~hit
+    if miss.any():
+        results[miss] = engine.react(states[miss], guesses[miss], dt)
+    t2 = time.perf_counter()
+    if cache is not None and miss.any():
+        stats.stored += cache.store(states[miss], results[miss])
+    t3 = time.perf_counter()
+    n_miss = int(np.count_nonzero(miss))
+    stats.packages += 1
+    stats.phreeqc_cells += n_miss
+    stats.phreeqc_s += t2 - t1
+    stats.cache_s += (t1 - t0) + (t3 - t2)
+    return PackageResult(package=package, results=results,
+                         lookups=states.shape[0] if cache is not None else 0,
+                         hits=int(np.count_nonzero(hit)), phreeqc_cells=n_miss,
+                         phreeqc_s=t2 - t1)
+
+
+def serve(channel: Channel, engine: ChemistryEngine, cache: CellCache | None,
+          dt: float) -> tuple[WorkerStats, bool]:
+    """Answers the master until it says stop.
+
+    Returns this worker's totals and whether the master aborted the run.
+
+    A failure in one package is reported to the master, which then stops
+    everybody; the worker keeps listening so that shutdown stays collective.
+    """
+    stats = WorkerStats()
+    while True:
+        _, tag, payload = channel.receive(MASTER)
+        if tag == TAG_WORK:
+            package, states, guesses = payload
+            try:
+                channel.send(MASTER, TAG_RESULT,
+                             compute_package(engine, cache, package, states, guesses, dt, stats))
+            except Exception as exc:  # noqa: BLE001 - any failure must reach the master
+                message = str(exc) if isinstance(exc, RtsimError) else f"{type(exc).__name__}: {exc}"
+                channel.send(MASTER, TAG_FAILURE, message)
+        elif tag == TAG_CONTROL:
+            command, argument = payload
+            if command == "stop":
+                aborted = bool(argument)
+                break
+            if command == "snapshot" and cache is not None:
+                cache.dump(argument)
+    stats.warning_count = engine.warning_count
+    stats.warnings = engine.warnings[:3]
+    if cache is not None:
+        stats.rejected_phase_changes = cache.rejected_phase_changes
+        stats.cache = cache.stats()
+    channel.send(MASTER, TAG_STATS, asdict(stats))
+    return stats, aborted

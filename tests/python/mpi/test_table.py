@@ -1,0 +1,174 @@
+"""rmadht.Table on every rank of the run (1 or more)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rmadht
+from rmadht import _core
+from mpi4py import MPI
+
+KS, VS = 16, 24
+STAT_FIELDS = {"reads", "hits", "misses", "writes", "evictions", "removes",
+               "checksum_retries", "invalidations", "round_trips"}
+
+
+def key(rank: int, i: int) -> bytes:
+    return f"{rank:04d}:{i:010d}".encode().ljust(KS, b"k")
+
+
+def value(rank: int, i: int) -> bytes:
+    return f"v{rank}-{i}".encode().ljust(VS, b".")
+
+
+def table(comm: MPI.Intracomm, mode: str = "lockfree") -> rmadht.Table:
+    return rmadht.Table(comm, key_size=KS, value_size=VS,
+                        bytes_per_rank=1 << 20, mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["lockfree", "fine", "coarse"])
+def test_single_items_across_ranks(comm, mode):
+    with table(comm, mode) as t:
+        for i in range(20):
+            assert t.write(key(comm.rank, i), value(comm.rank, i)) is False
+        t.flush()
+        comm.Barrier()
+        got = {(r, i): t.read(key(r, i))
+               for r in range(comm.size) for i in range(20)}
+        comm.Barrier()
+        removed = t.remove(key(comm.rank, 0))
+        again = t.remove(key(comm.rank, 0))
+        after = t.read(key(comm.rank, 0))
+        info = t.info()
+    assert t.closed
+    assert all(got[r, i] == value(r, i) for (r, i) in got)
+    assert removed is True and again is False and after is None
+    assert info["key_size"] == KS and info["value_size"] == VS
+    assert info["ranks"] == comm.size and info["rank"] == comm.rank
+    assert info["mode"] == mode
+
+
+def test_batches(comm):
+    n = 300
+    rng = np.random.default_rng(1234 + comm.rank)
+    keys = rng.integers(0, 256, size=(n, KS), dtype=np.uint8)
+    keys[:, 0] = comm.rank  # distinct across ranks
+    vals = rng.integers(0, 256, size=(n, VS), dtype=np.uint8)
+    absent = keys.copy()
+    absent[:, 1] ^= 0xFF
+    with table(comm) as t:
+        evicted = t.write_batch(keys, vals)
+        t.flush()
+        comm.Barrier()
+        everyone = np.concatenate(comm.allgather(keys))
+        want = np.concatenate(comm.allgather(vals))
+        got, found = t.read_batch(everyone)
+        got_absent, found_absent = t.read_batch(absent)
+        empty_v, empty_f = t.read_batch(np.empty((0, KS), np.uint8))
+        # A non-contiguous view is accepted.
+        got_view, found_view = t.read_batch(everyone[::2])
+        st = t.stats()
+    assert evicted == 0
+    assert found.dtype == np.bool_ and found.shape == (n * comm.size,)
+    assert got.dtype == np.uint8 and got.shape == (n * comm.size, VS)
+    assert found.all() and (got == want).all()
+    assert not found_absent.any() and (got_absent == 0).all()
+    assert empty_v.shape == (0, VS) and empty_f.shape == (0,)
+    assert found_view.all() and (got_view == want[::2]).all()
+    assert st["writes"] == n
+    assert st["reads"] == n * comm.size + n + (n * comm.size + 1) // 2
+
+
+def test_stats_are_the_c_fields(comm):
+    with table(comm) as t:
+        t.write(key(comm.rank, 1), value(comm.rank, 1))
+        t.read(key(comm.rank, 1))
+        t.read(key(comm.rank, 2))
+        mine = t.stats()
+        total = t.stats_global()
+    assert set(mine) == STAT_FIELDS and set(total) == STAT_FIELDS
+    assert mine["reads"] == 2 and mine["hits"] == 1 and mine["misses"] == 1
+    assert total["reads"] == 2 * comm.size
+    assert total["writes"] == comm.size
+
+
+def test_bad_arguments_raise(comm):
+    with table(comm) as t:
+        with pytest.raises(ValueError, match=f"{KS} bytes"):
+            t.write(b"short", value(0, 0))
+        with pytest.raises(TypeError, match="bytes"):
+            t.read("a str key")
+        with pytest.raises(TypeError, match=rf"\(n, {KS}\)"):
+            t.read_batch(np.zeros((3, KS), dtype=np.int32))
+        with pytest.raises(ValueError, match=rf"\(n, {KS}\)"):
+            t.read_batch(np.zeros((3, KS + 1), dtype=np.uint8))
+        with pytest.raises(ValueError, match=rf"\(n, {KS}\)"):
+            t.read_batch(np.zeros(KS, dtype=np.uint8))
+        with pytest.raises(ValueError, match=rf"\(3, {VS}\)"):
+            t.write_batch(np.zeros((3, KS), np.uint8),
+                          np.zeros((2, VS), np.uint8))
+        # Nothing was written by the failed calls.
+        st = t.stats()
+    assert st["writes"] == 0 and st["reads"] == 0
+    with pytest.raises(ValueError, match="mode"):
+        rmadht.Table(comm, KS, VS, mode="fast")
+    with pytest.raises(ValueError, match="key_size"):
+        rmadht.Table(comm, 0, VS)
+    with pytest.raises(TypeError, match="value_size"):
+        rmadht.Table(comm, KS, 2.5)
+    with pytest.raises(TypeError, match="Intracomm"):
+        rmadht.Table("world", KS, VS)
+    with pytest.raises(ValueError, match="COMM_NULL"):
+        rmadht.Table(MPI.COMM_NULL, KS, VS)
+
+
+def test_closed_table_raises(comm):
+    t = table(comm)
+    t.close()
+    t.close()  # twice is fine
+    assert t.closed
+    for call in (lambda: t.write(key(0, 0), value(0, 0)),
+                 lambda: t.read(key(0, 0)),
+                 lambda: t.read_batch(np.zeros((1, KS), np.uint8)),
+                 t.flush, t.stats, t.info):
+        with pytest.raises(ValueError, match="closed"):
+            call()
+
+
+def test_c_errors_carry_code_and_message(comm):
+    # Too small for one slot group: every rank gets RMADHT_ERR_SIZE.
+    with pytest.raises(rmadht.Error) as err:
+        rmadht.Table(comm, KS, VS, bytes_per_rank=64)
+    assert err.value.code == -2
+    assert err.value.message == _core.strerror(-2)
+    assert _core.strerror(-2) in str(err.value)
+    if comm.size > 1:
+        # Sizes that differ across ranks: every rank gets MISMATCH.
+        with pytest.raises(rmadht.Error) as err:
+            rmadht.Table(comm, KS + comm.rank, VS, bytes_per_rank=1 << 20)
+        assert err.value.code == -3
+
+
+def test_dump_restore(comm, shared_path):
+    with table(comm) as t:
+        for i in range(50):
+            t.write(key(comm.rank, i), value(comm.rank, i))
+        t.flush()
+        comm.Barrier()
+        t.dump(shared_path)
+    # Into a table of another size and mode.
+    with rmadht.Table(comm, KS, VS, bytes_per_rank=2 << 20,
+                      mode="fine") as t2:
+        t2.restore(shared_path)
+        comm.Barrier()
+        got = [t2.read(key(r, i)) for r in range(comm.size)
+               for i in range(50)]
+    assert got == [value(r, i) for r in range(comm.size) for i in range(50)]
+
+
+def test_restore_missing_file_raises_everywhere(comm, shared_path):
+    with table(comm) as t:
+        with pytest.raises(rmadht.Error) as err:
+            t.restore(shared_path + ".missing")
+    assert err.value.code == -8

@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The cache glue, against a fake with the rmadht SurrogateCache interface."""
+
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rtsim.cache import CellCache
+from rtsim.scenario import load_scenario
+from rtsim.worker import WorkerStats, compute_package
+
+SMALL = Path(__file__).resolve().parents[3] / "scenarios" / "dol2d_small.toml"
+
+
+class FakeSurrogateCache:
+    """Exact dictionary on keys rounded like rmadht: significant digits of x or log10|x|."""
+
+    instances = []
+
+    def __init__(self, comm, n_inputs, n_outputs, digits, log10, zero_below, bytes_per_rank,
+                 mode):
+        assert mode == "lockfree" and bytes_per_rank == 8 << 20
+        self.n_inputs, self.n_outputs = n_inputs, n_outputs
+        self.digits, self.log10, self.zero_below = list(digits), list(log10), zero_below
+        self.table = {}
+        self.counts = {"reads": 0, "hits": 0, "writes": 0, "flushes": 0}
+        FakeSurrogateCache.instances.append(self)
+
+    def _key(self, row):
+        key = []
+        for x, d, lg in zip(row, self.digits, self.log10):
+            if abs(x) < self.zero_below:
+                key.append("0")
+            elif lg:
+                key.append(("-" if x < 0 else "+") + f"{np.log10(abs(x)):.{d - 1}e}")
+            else:
+                key.append(f"{x:.{d - 1}e}")
+        return tuple(key)
+
+    def lookup(self, inputs):
+        assert inputs.dtype == np.float64 and inputs.shape[1] == self.n_inputs
+        out = np.full((len(inputs), self.n_outputs), np.nan)
+        hit = np.zeros(len(inputs), dtype=bool)
+        for i, row in enumerate(inputs):
+            value = self.table.get(self._key(row))
+            if value is not None:
+                out[i], hit[i] = value, True
+        self.counts["reads"] += len(inputs)
+        self.counts["hits"] += int(hit.sum())
+        return out, hit
+
+    def store(self, inputs, outputs):
+        assert outputs.shape == (len(inputs), self.n_outputs)
+        for row, value in zip(inputs, outputs):
+            self.table[self._key(row)] = value.copy()
+        self.counts["writes"] += len(inputs)
+
+    def flush(self):
+        self.counts["flushes"] += 1
+
+    def stats(self):
+        return dict(self.counts)
+
+    def dump(self, path):
+        Path(path).write_text(repr(sorted(self.table)))
+
+    def restore(self, path):
+        assert Path(path).is_file()
+
+    def close(self):
+        self.table = None
+
+
+FAKE_RMADHT = types.SimpleNamespace(SurrogateCache=FakeSurrogateCache)
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    return load_scenario(SMALL)
+
+
+def test_hit_applies_the_stored_increment_to_the_cells_own_state(scenario):
+    cache = CellCache(scenario, None, 8, FAKE_RMADHT)
+    n = len(scenario.state_names)
+    state = np.array([111.0, 55.5, 0.0, 1e-4, 1e-4, 2e-3, 1e-3, 2e-4, 1e-5])
+    result = state.copy()
+    result[7] -= 1e-5  # calcite dissolves ...
+    result[4] += 1e-5  # ... into Ca
+    aux = np.array([9.8, 10.0, 4e-3])
+    assert cache.store(state[None, :], np.concatenate([result, aux])[None, :]) == 1
+    near = state * (1 + 1e-9)  # rounds to the same key
+    far = state.copy()
+    far[3] *= 1.01
+    got, hit = cache.lookup(np.array([near, far]))
+    assert hit.tolist() == [True, False]
+    np.testing.assert_allclose(got[0, :n], near + (result - state), rtol=1e-12)
+    np.testing.assert_allclose(got[0, n:], aux)
+
+
+def test_results_where_a_mineral_appears_or_vanishes_are_not_stored(scenario):
+    cache = CellCache(scenario, None, 8, FAKE_RMADHT)
+    state = np.array([111.0, 55.5, 0.0, 1e-4, 1e-4, 2e-3, 1e-3, 2e-4, 0.0])
+    appears = np.concatenate([state, [9.8, 10.0, 4e-3]])
+    appears[8] = 1e-6
+    vanishes = np.concatenate([state, [9.8, 10.0, 4e-3]])
+    vanishes[7] = 0.0
+    steady = np.concatenate([state, [9.8, 10.0, 4e-3]])
+    stored = cache.store(np.array([state, state * 1.1, state * 1.2]),
+                         np.array([appears, vanishes, steady]))
+    assert stored == 1
+    assert cache.rejected_phase_changes == 2
+    assert cache.cache.counts["flushes"] == 1
+
+
+def test_clipping_keeps_amounts_nonnegative(scenario):
+    cache = CellCache(scenario, None, 8, FAKE_RMADHT)
+    state = np.array([111.0, 55.5, 0.0, 1e-4, 1e-4, 2e-3, 1e-3, 2.0000e-4, 1e-5])
+    result = state.copy()
+    result[7] = 1e-9  # nearly all calcite gone, still present
+    cache.store(state[None, :], np.concatenate([result, [9.8, 10.0, 4e-3]])[None, :])
+    smaller = state.copy()
+    smaller[7] = 1.99999e-4  # same 5-digit key, slightly less calcite
+    got, hit = cache.lookup(smaller[None, :])
+    assert hit[0]
+    assert got[0, 7] == 0.0
+
+
+def test_compute_package_only_runs_the_misses(scenario):
+    class CountingEngine:
+        field_columns = scenario.field_names
+        calls = []
+
+        def react(self, states, guesses, dt):
+            self.calls.append(len(states))
+            out = np.hstack([states, guesses])
+            out[:, 7] *= 0.5  # calcite dissolves, stays present
+            return out
+
+    engine = CountingEngine()
+    cache = CellCache(scenario, None, 8, FAKE_RMADHT)
+    stats = WorkerStats()
+    base = np.array([111.0, 55.5, 0.0, 1e-4, 1e-4, 2e-3, 1e-3, 2e-4, 1e-5])
+    states = np.array([base, base, base * 1.5])
+    guesses = np.tile([9.8, 10.0, 4e-3], (3, 1))
+    first = compute_package(engine, cache, 0, states, guesses, 1.0, stats)
+    assert (first.lookups, first.hits, first.phreeqc_cells) == (3, 0, 3)
+    second = compute_package(engine, cache, 1, states, guesses, 1.0, stats)
+    assert (second.lookups, second.hits, second.phreeqc_cells) == (3, 3, 0)
+    np.testing.assert_allclose(second.results, first.results, rtol=1e-12)
+    assert engine.calls == [3]
+    assert stats.packages == 2 and stats.stored == 3

@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""End-to-end runs of dol2d_small under mpiexec, with and without the cache.
+
+The launcher is RTSIM_MPIEXEC (default mpiexec); the Open MPI variables
+needed to run as root on an oversubscribed machine are passed along.
+"""
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rtsim.output import list_snapshots, load_snapshot
+
+SCENARIOS = Path(__file__).resolve().parents[3] / "scenarios"
+SMALL = SCENARIOS / "dol2d_small.toml"
+PNG = b"\x89PNG\r\n\x1a\n"
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1",
+           OMPI_MCA_btl_vader_single_copy_mechanism="none")
+SUMMARY_KEYS = {"scenario", "ranks", "workers", "cells", "iterations", "work_package_size",
+                "runtime_s", "chemistry_s", "transport_s", "dht"}
+
+
+def rtsim(ranks, *args, env=ENV, timeout=180):
+    """Runs rtsim under the MPI launcher; returns the CompletedProcess."""
+    command = shlex.split(os.environ.get("RTSIM_MPIEXEC", "mpiexec"))
+    command += ["-n", str(ranks), sys.executable, "-m", "rtsim", *map(str, args)]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def run_ok(ranks, *args):
+    done = rtsim(ranks, *args)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def rmadht_missing():
+    try:
+        import rmadht  # noqa: F401
+    except ImportError as exc:
+        return f"the rmadht bindings cannot be imported ({exc})"
+    return None
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """Reference runs of dol2d_small on 2 and on 3 ranks."""
+    base = tmp_path_factory.mktemp("ref")
+    runs = {}
+    for ranks in (2, 3):
+        out = base / f"n{ranks}"
+        run_ok(ranks, "run", SMALL, out, "--work-package-size", 16)
+        runs[ranks] = out
+    return runs
+
+
+def check_outputs(out, ranks, dht):
+    summary = json.loads((out / "summary.json").read_text())
+    assert SUMMARY_KEYS <= set(summary)
+    assert (summary["ranks"], summary["workers"], summary["cells"]) == (ranks, ranks - 1, 144)
+    assert summary["iterations"] == 20 and summary["work_package_size"] == 16
+    assert summary["chemistry_s"] > 0 and summary["runtime_s"] >= summary["chemistry_s"]
+    snapshots = list_snapshots(out)
+    assert sorted(snapshots) == list(range(21))
+    names, maps = load_snapshot(snapshots[20])
+    assert names[:3] == ["H", "O", "charge"] and "pH" in names
+    assert maps.shape == (len(names), 12, 12) and np.all(np.isfinite(maps))
+    for png in ("maps.png", "timeline.png"):
+        assert (out / png).read_bytes()[:8] == PNG
+    assert (summary["dht"] is not None) == dht
+    return summary, names, maps
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_reference_run_writes_every_output(reference, ranks):
+    summary, names, maps = check_outputs(reference[ranks], ranks, dht=False)
+    assert summary["phreeqc_cells"] == 144 * 20
+    # The front has crossed the grid: calcite is gone at the inlet, and the
+    # outlet sees the injected chloride.
+    assert maps[names.index("Calcite")][0, 0] < 1e-10
+    assert maps[names.index("Cl")][11, 11] > 1e-3
+    assert maps[names.index("Calcite")].max() <= 2.07e-4
+
+
+def test_rank_count_does_not_change_the_reference(reference):
+    _, a = load_snapshot(list_snapshots(reference[2])[20])
+    _, b = load_snapshot(list_snapshots(reference[3])[20])
+    np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-18)
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_cached_run_matches_the_reference(reference, tmp_path, ranks):
+    missing = rmadht_missing()
+    if missing:
+        pytest.skip(missing)
+    out = tmp_path / "dht"
+    run_ok(ranks, "run", SMALL, out, "--work-package-size", 16, "--dht", "--dht-size", 8,
+           "--dht-snaps", 1)
+    summary, _, _ = check_outputs(out, ranks, dht=True)
+    dht = summary["dht"]
+    assert dht["reads"] == 144 * 20 and 0 < dht["hits"] < dht["reads"]
+    assert dht["hit_rate"] == pytest.approx(dht["hits"] / dht["reads"])
+    assert summary["phreeqc_cells"] == dht["reads"] - dht["hits"]
+    assert (out / "dht.snap").is_file()
+    done = subprocess.run([sys.executable, "-m", "rtsim", "compare", reference[ranks], out],
+                          env=ENV, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "max eq. 2 error" in done.stdout
+    result = json.loads((out / "compare.json").read_text())
+    assert result["max_error"] <= 1e-5
+    assert (out / "compare.png").read_bytes()[:8] == PNG
+
+
+def test_bad_scenario_fails_cleanly_on_every_rank(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SMALL.read_text().replace("porosity = 0.25", "porosity = 1.5"))
+    done = rtsim(3, "run", bad, tmp_path / "out", timeout=60)
+    assert done.returncode != 0
+    assert done.stderr.count("rtsim: error:") == 1
+    assert "'porosity' must be <= 1.0" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_phreeqc_failure_during_the_run_stops_every_rank(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SMALL.read_text().replace('name = "Dolomite"', 'name = "Dolomitt"'))
+    done = rtsim(3, "run", bad, tmp_path / "out", timeout=90)
+    assert done.returncode != 0
+    assert "Dolomitt" in done.stderr and "rtsim: error:" in done.stderr
+    assert not (tmp_path / "out" / "summary.json").exists()
+
+
+def test_missing_bindings_give_a_clear_error(tmp_path):
+    fake = tmp_path / "shadow"
+    fake.mkdir()
+    (fake / "rmadht.py").write_text("raise ImportError('no _core extension')\n")
+    env = dict(ENV, PYTHONPATH=os.pathsep.join([str(fake)] + sys.path))
+    done = rtsim(2, "run", SMALL, tmp_path / "out", "--dht", env=env, timeout=60)
+    assert done.returncode != 0
+    assert "--dht needs the rmadht Python bindings" in done.stderr

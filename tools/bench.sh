@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The figures of the README and issue 2: rmadht-bench on 2 ranks under both
+# MPIs, all modes with single calls, lock-free with batches of 128, and the
+# local in-process baseline.  Extra arguments go to every run (for example
+# --scale 0.2 for a quick look).  JSON lines land in bench-results/.
+set -euo pipefail
+build=${1:-build}
+shift || true
+out=bench-results
+mkdir -p "$out"
+for mpi in openmpi mpich; do
+  bench=$build/$mpi/bench/rmadht-bench
+  run="mpiexec.$mpi -n 2 $bench $*"
+  {
+    $run --local
+    $run
+    $run --mode lockfree --batch 128
+  } > "$out/$mpi.jsonl"
+done
+python3 tools/bench_table.py "$out"/openmpi.jsonl "$out"/mpich.jsonl
