@@ -60,7 +60,6 @@ static int write_target(rmadht *t, int rank, const int *items, int n,
                         const unsigned char *keys,
                         const unsigned char *values, int *status,
                         int *ntodo) {
-  struct scratch *s = t->scratch;
   size_t ks = t->layout.key_size, vs = t->layout.value_size;
   int rc = rmadht_mpi(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, t->win));
   if (rc) return rc;
@@ -68,17 +67,9 @@ static int write_target(rmadht *t, int rank, const int *items, int n,
   if (!rc) rc = rma_flush(t, rank);
   for (int k = 0; k < n && !rc; k++) {
     int i = items[k];
-    const unsigned char *key = keys + i * ks;
-    const unsigned char *v = values ? values + i * vs : NULL;
-    if (!protocol_decide(t, i, key, v, &status[i])) continue;
-    unsigned char *image = batch_image(t, i);
-    protocol_image(t, i, key, v, slot_next_claim(s->expect[i]), image,
-                   &status[i]);
-    rc = rmadht_mpi(MPI_Put(image, (int)t->layout.slot_size, MPI_BYTE, rank,
-                            (MPI_Aint)protocol_slot_disp(t, i, s->slot[i]),
-                            (int)t->layout.slot_size, MPI_BYTE, t->win));
-    if (!rc && !v && protocol_more_copies(t, i, key))
-      protocol_requeue(t, ntodo, i);
+    rc = protocol_put_locked(t, i, keys + i * ks,
+                             values ? values + i * vs : NULL, &status[i],
+                             ntodo);
   }
   int urc = unlock(t, rank);
   batch_forget_touched(t);

@@ -164,20 +164,10 @@ static int fine_write(rmadht *t, size_t n, const unsigned char *keys,
     if (rc) return rc;
     for (int w = 0; w < nwave; w++) {
       int i = s->wave[w];
-      const unsigned char *key = keys + i * ks;
-      const unsigned char *v = values ? values + i * vs : NULL;
-      if (!protocol_decide(t, i, key, v, &status[i])) continue;
-      unsigned char *image = batch_image(t, i);
-      protocol_image(t, i, key, v, slot_next_claim(s->expect[i]), image,
-                     &status[i]);
-      rc = rmadht_mpi(MPI_Put(image, (int)t->layout.slot_size, MPI_BYTE,
-                              s->place[i].rank,
-                              (MPI_Aint)protocol_slot_disp(t, i, s->slot[i]),
-                              (int)t->layout.slot_size, MPI_BYTE, t->win));
+      rc = protocol_put_locked(t, i, keys + i * ks,
+                               values ? values + i * vs : NULL, &status[i],
+                               &ntodo);
       if (rc) return rc;
-      batch_touch(t, s->place[i].rank);
-      if (!v && protocol_more_copies(t, i, key))
-        protocol_requeue(t, &ntodo, i);
     }
     rc = batch_flush_touched(t);
     if (rc) return rc;

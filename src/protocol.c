@@ -78,6 +78,25 @@ void protocol_image(rmadht *t, int i, const unsigned char *key,
   }
 }
 
+int protocol_put_locked(rmadht *t, int i, const unsigned char *key,
+                        const unsigned char *value, int *status,
+                        int *ntodo) {
+  struct scratch *s = t->scratch;
+  if (!protocol_decide(t, i, key, value, status)) return RMADHT_OK;
+  unsigned char *image = batch_image(t, i);
+  protocol_image(t, i, key, value, slot_next_claim(s->expect[i]), image,
+                 status);
+  int rank = s->place[i].rank;
+  int rc = rmadht_mpi(MPI_Put(image, (int)t->layout.slot_size, MPI_BYTE,
+                              rank,
+                              (MPI_Aint)protocol_slot_disp(t, i, s->slot[i]),
+                              (int)t->layout.slot_size, MPI_BYTE, t->win));
+  if (rc) return rc;
+  batch_touch(t, rank);
+  if (!value && protocol_more_copies(t, i, key)) protocol_requeue(t, ntodo, i);
+  return RMADHT_OK;
+}
+
 int protocol_more_copies(rmadht *t, int i, const unsigned char *key) {
   int nslots = t->scratch->place[i].ngroups * SLOT_GROUP;
   return search_key(&t->layout, batch_cand(t, i), nslots, key,

@@ -35,6 +35,14 @@ void protocol_image(rmadht *t, int i, const unsigned char *key,
                     const unsigned char *value, uint32_t claim,
                     unsigned char *image, int *status);
 
+/* The locked modes' write of item i, once its candidates are read and its
+   lock held: decides, images the whole slot (the claim word too, since the
+   lock makes it ours) and puts it; requeues a remove that leaves another
+   copy of the key.  A remove of a missing key puts nothing. */
+int protocol_put_locked(rmadht *t, int i, const unsigned char *key,
+                        const unsigned char *value, int *status,
+                        int *ntodo);
+
 /* After a remove of item i took its slot: does the copy show another live
    slot with the same key (two racing inserts can leave two)? */
 int protocol_more_copies(rmadht *t, int i, const unsigned char *key);

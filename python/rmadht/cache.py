@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import warnings
 from typing import Any, Dict, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _core
 from ._arrays import as_matrix, mode_number
+from ._lifetime import CollectiveHandle
 from ._mpi import MPI, comm_handle
 
 __all__ = ["SurrogateCache"]
@@ -28,7 +28,7 @@ def _per_input(value: Any, n: int, dtype: type, name: str) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=dtype)
 
 
-class SurrogateCache:
+class SurrogateCache(CollectiveHandle):
     """A cache of a function's outputs, keyed by its rounded inputs.
 
     Each input is rounded to ``digits`` significant digits (of
@@ -82,31 +82,6 @@ class SurrogateCache:
         self._h = _core.Cache(comm_handle(comm), self.n_inputs,
                               self.n_outputs, d, lg, zero_below,
                               int(bytes_per_rank), mode_number(mode))
-
-    # -- lifetime ---------------------------------------------------------
-
-    def close(self) -> None:
-        """Collective: frees the cache and its table.  Closing twice does
-        nothing."""
-        self._h.close()
-
-    @property
-    def closed(self) -> bool:
-        """True once :meth:`close` has run."""
-        return self._h.closed
-
-    def __enter__(self) -> "SurrogateCache":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        h = getattr(self, "_h", None)
-        if h is not None and not h.closed:
-            warnings.warn("rmadht.SurrogateCache was never closed; its "
-                          "memory stays allocated until MPI_Finalize",
-                          ResourceWarning, stacklevel=2)
 
     # -- lookups and stores -----------------------------------------------
 

@@ -4,13 +4,13 @@ values."""
 from __future__ import annotations
 
 import os
-import warnings
 from typing import Any, Dict, Optional, Tuple, Union
 
 import numpy as np
 
 from . import _core
 from ._arrays import as_bytes, as_matrix, mode_number
+from ._lifetime import CollectiveHandle
 from ._mpi import MPI, comm_handle
 
 __all__ = ["Table"]
@@ -18,7 +18,7 @@ __all__ = ["Table"]
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 
 
-class Table:
+class Table(CollectiveHandle):
     """A hash table spread over the ranks of a communicator.
 
     Every rank contributes ``bytes_per_rank`` bytes of its own memory; keys
@@ -51,32 +51,6 @@ class Table:
         self._h = _core.Table(comm_handle(comm), self.key_size,
                               self.value_size, int(bytes_per_rank),
                               mode_number(mode))
-
-    # -- lifetime ---------------------------------------------------------
-
-    def close(self) -> None:
-        """Collective: completes pending writes and frees the table.
-        Closing twice does nothing."""
-        self._h.close()
-
-    @property
-    def closed(self) -> bool:
-        """True once :meth:`close` has run."""
-        return self._h.closed
-
-    def __enter__(self) -> "Table":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        h = getattr(self, "_h", None)
-        if h is not None and not h.closed:
-            # Freeing is collective, so a destructor cannot do it.
-            warnings.warn("rmadht.Table was never closed; its memory stays "
-                          "allocated until MPI_Finalize", ResourceWarning,
-                          stacklevel=2)
 
     # -- single items -----------------------------------------------------
 
