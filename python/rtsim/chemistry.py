@@ -21,8 +21,7 @@ from rtsim.scenario import AUX_NAMES, Mechanism, MineralSpec, Scenario, WaterSpe
 GAS_CONSTANT = 8.314462618  # J/mol/K
 
 # SOLUTION_RAW insists on these.  PHREEQC recomputes them all from the
-# totals; they only seed its Newton iterations.  pH, pe and ionic strength
-# come from the cell's last result, which halves the cost of a solve.
+# totals; they only seed its Newton iterations (see ChemistryEngine.seed).
 _RAW_FIXED = "-ah2o 1\n-mass_water 1\n-total_alkalinity 0\n"
 
 
@@ -30,8 +29,13 @@ def _rate_block(mineral: MineralSpec) -> str:
     """A RATES entry: Palandri and Kharaka rate, independent of the amount.
 
     rate = A (k_acid a(H+)^n + k_neutral) (1 - SR), positive when dissolving.
-    A mineral that is absent can precipitate but not dissolve, and one step
-    never dissolves more than is there.
+    A mineral that is absent can precipitate but not dissolve.  The rate is a
+    function of the state only: PHREEQC's integrator itself shortens the
+    step in which a mineral is used up.  Capping the moles of a step at M
+    (a common idiom) would make the rate depend on the integrator's trial
+    step length, so the result would depend on the step sequence the
+    tolerance happens to select: at -tol 1e-8 such a cap moved dolomite by
+    4e-6 mol and pH by 0.1 in a cell where calcite runs out.
     """
     terms = []
     if mineral.acid is not None:
@@ -44,7 +48,6 @@ def _rate_block(mineral: MineralSpec) -> str:
             "30 dti = 1 / TK - 1 / 298.15\n"
             f"40 kk = {mineral.surface_area!r} * ({' + '.join(terms)})\n"
             "50 moles = kk * (1 - om) * TIME\n"
-            "60 IF (moles > M) THEN moles = M\n"
             "90 SAVE moles\n-end\n")
 
 
@@ -82,6 +85,13 @@ class ChemistryEngine:
         if rates:
             setup += f"RATES\n{rates}"
         self._run(setup + "END\n", "defining the rates and the output", strict=True)
+        # pH, pe and ionic strength that seed every reaction: the pore
+        # water's.  Being the same for every cell, they keep each result a
+        # function of the cell's state alone, as a cache hit assumes.  Seeding
+        # from the cell's own last result instead made the results depend on
+        # its history (by 1e-14 mol and 1e-9 in pH), so a hit and a
+        # recomputation differed; it saved nothing measurable over this seed.
+        self.seed = self.water(scenario.pore_water, "pore water")[-len(AUX_NAMES):]
 
     @property
     def field_columns(self) -> tuple[str, ...]:
@@ -142,11 +152,11 @@ class ChemistryEngine:
         # The initial solution and the equilibration each print a row.
         return self._selected_rows(1, f"for the {label}", exact=False)[0]
 
-    def react(self, states: np.ndarray, guesses: np.ndarray, dt: float) -> np.ndarray:
+    def react(self, states: np.ndarray, dt: float) -> np.ndarray:
         """Reacts every row of states for dt seconds.
 
-        guesses holds each cell's last pH, pe and ionic strength.  Returns
-        one row per cell: the new state, then pH, pe and ionic strength.
+        Returns one row per cell: the new state, then pH, pe and ionic
+        strength.
         """
         n = states.shape[0]
         if n == 0:
@@ -155,12 +165,13 @@ class ChemistryEngine:
         elements = self.scenario.elements
         temp = f"-temp {self.scenario.temperature!r}\n"
         tol = f"-tol {self.scenario.kinetics_tolerance!r}\n"
+        ph, pe, mu = self.seed.tolist()
+        seed = f"-pH {ph!r}\n-pe {pe!r}\n-mu {mu!r}\n{_RAW_FIXED}"
         parts = []
-        for i, (row, guess) in enumerate(zip(states.tolist(), guesses.tolist()), start=1):
+        for i, row in enumerate(states.tolist(), start=1):
             totals = "".join(f"{e} {v!r}\n" for e, v in zip(elements, row[3:ncomp]))
             parts.append(f"SOLUTION_RAW {i}\n{temp}-total_h {row[0]!r}\n-total_o {row[1]!r}\n"
-                         f"-cb {row[2]!r}\n-totals\n{totals}-pH {guess[0]!r}\n-pe {guess[1]!r}\n"
-                         f"-mu {guess[2]!r}\n{_RAW_FIXED}")
+                         f"-cb {row[2]!r}\n-totals\n{totals}{seed}")
             if self.minerals:
                 kin = "".join(f"{m}\n-m {v!r}\n{tol}" for m, v in zip(self.minerals, row[ncomp:]))
                 parts.append(f"KINETICS {i}\n{kin}")

@@ -56,7 +56,7 @@ class ChemistryTally:
 
 
 def dispatch(channel: Channel, workers: list[int], packages: list[np.ndarray],
-             states: np.ndarray, guesses: np.ndarray, results: np.ndarray) -> ChemistryTally:
+             states: np.ndarray, results: np.ndarray) -> ChemistryTally:
     """Runs every package on the workers; fills results row by row.
 
     First every idle worker gets a package, then each answer frees its
@@ -73,7 +73,7 @@ def dispatch(channel: Channel, workers: list[int], packages: list[np.ndarray],
         while queue and idle and failure is None:
             worker, package = idle.popleft(), queue.popleft()
             cells = packages[package]
-            channel.send(worker, TAG_WORK, (package, states[cells], guesses[cells]))
+            channel.send(worker, TAG_WORK, (package, states[cells]))
             busy[worker] = package
         if not busy:
             break
@@ -150,7 +150,7 @@ class Master:
             substeps = self.transport.advance(mobile, sc.dt, self.injected, sc.courant)
             t1 = time.perf_counter()
             tally = dispatch(self.channel, self.workers, self.packages,
-                             self.fields[:, :self.n_state], self.fields[:, self.n_state:], results)
+                             self.fields[:, :self.n_state], results)
             self.fields, results = results, self.fields
             t2 = time.perf_counter()
             if self.options.dht and self.options.dht_snaps == 2:

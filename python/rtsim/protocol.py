@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 MASTER = 0
 
-TAG_WORK = 1  # master -> worker: (package id, states, guesses)
+TAG_WORK = 1  # master -> worker: (package id, states)
 TAG_RESULT = 2  # worker -> master: PackageResult
 TAG_CONTROL = 3  # master -> worker: ("snapshot", path) or ("stop", None)
 TAG_FAILURE = 4  # worker -> master: error message

@@ -289,7 +289,7 @@ def load_scenario(path: str | Path) -> Scenario:
     chem = top.table("chemistry")
     database, builtin = _database(chem, path)
     temperature = chem.number("temperature", 25.0, minimum=0.0, maximum=100.0)
-    kinetics_tolerance = chem.number("kinetics_tolerance", 1e-8, positive=True)
+    kinetics_tolerance = chem.number("kinetics_tolerance", 1e-9, positive=True)
     elements = chem.names("elements")
     for bad in set(elements) & set(BASE_COMPONENTS):
         raise chem.fail(f"'elements' must not list '{bad}': H, O and charge are always transported")

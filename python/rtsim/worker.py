@@ -43,7 +43,7 @@ class WorkerStats:
 
 
 def compute_package(engine: ChemistryEngine, cache: CellCache | None, package: int,
-                    states: np.ndarray, guesses: np.ndarray, dt: float,
+                    states: np.ndarray, dt: float,
                     stats: WorkerStats) -> PackageResult:
     """Runs one package: cache lookups, PHREEQC for the misses, stores."""
     t0 = time.perf_counter()
@@ -55,7 +55,7 @@ def compute_package(engine: ChemistryEngine, cache: CellCache | None, package: i
     t1 = time.perf_counter()
     miss = ~hit
     if miss.any():
-        results[miss] = engine.react(states[miss], guesses[miss], dt)
+        results[miss] = engine.react(states[miss], dt)
     t2 = time.perf_counter()
     if cache is not None and miss.any():
         stats.stored += cache.store(states[miss], results[miss])
@@ -84,10 +84,10 @@ def serve(channel: Channel, engine: ChemistryEngine, cache: CellCache | None,
     while True:
         _, tag, payload = channel.receive(MASTER)
         if tag == TAG_WORK:
-            package, states, guesses = payload
+            package, states = payload
             try:
                 channel.send(MASTER, TAG_RESULT,
-                             compute_package(engine, cache, package, states, guesses, dt, stats))
+                             compute_package(engine, cache, package, states, dt, stats))
             except Exception as exc:  # noqa: BLE001 - any failure must reach the master
                 message = str(exc) if isinstance(exc, RtsimError) else f"{type(exc).__name__}: {exc}"
                 channel.send(MASTER, TAG_FAILURE, message)

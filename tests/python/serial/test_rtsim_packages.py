@@ -51,10 +51,10 @@ class FakeChannel:
         dest, payload = self.pending.pop() if self.order == "lifo" else self.pending.popleft()
         if payload[0] == "stats":
             return dest, TAG_STATS, {"worker": dest}
-        package, states, guesses = payload
+        package, states = payload
         if package == self.fail_package:
             return dest, TAG_FAILURE, "PHREEQC failed reacting a package"
-        results = np.hstack([2 * states, guesses])
+        results = np.hstack([2 * states, -np.ones((len(states), 3))])
         return dest, TAG_RESULT, PackageResult(package, results, len(states), 1, len(states) - 1,
                                                0.0)
 
@@ -63,13 +63,12 @@ class FakeChannel:
 def test_dispatch_assembles_every_package_in_place(order):
     cells, n_state = 103, 4
     states = np.arange(cells * n_state, dtype=float).reshape(cells, n_state)
-    guesses = -np.ones((cells, 3))
     packages = make_packages(cells, 10)
     results = np.full((cells, n_state + 3), np.nan)
     channel = FakeChannel(order)
-    tally = dispatch(channel, [1, 2, 3], packages, states, guesses, results)
+    tally = dispatch(channel, [1, 2, 3], packages, states, results)
     np.testing.assert_array_equal(results[:, :n_state], 2 * states)
-    np.testing.assert_array_equal(results[:, n_state:], guesses)
+    np.testing.assert_array_equal(results[:, n_state:], -1.0)
     work = [(d, p[0]) for d, t, p in channel.sent if t == TAG_WORK]
     assert sorted(p for _, p in work) == list(range(len(packages)))
     assert {d for d, _ in work} == {1, 2, 3}
@@ -89,8 +88,7 @@ def test_dispatch_never_gives_a_busy_worker_a_second_package():
         original(dest, tag, payload)
 
     channel.send = watch
-    dispatch(channel, [1, 2], packages, np.zeros((40, 2)), np.zeros((40, 3)),
-             np.zeros((40, 5)))
+    dispatch(channel, [1, 2], packages, np.zeros((40, 2)), np.zeros((40, 5)))
     assert sorted(set(sent_to)) == [1, 2]
 
 
@@ -98,8 +96,7 @@ def test_a_failure_stops_dispatch_and_is_raised():
     channel = FakeChannel("fifo", fail_package=1)
     packages = make_packages(100, 10)
     with pytest.raises(WorkerFailure, match="worker rank 2: PHREEQC failed"):
-        dispatch(channel, [1, 2], packages, np.zeros((100, 2)), np.zeros((100, 3)),
-                 np.zeros((100, 5)))
+        dispatch(channel, [1, 2], packages, np.zeros((100, 2)), np.zeros((100, 5)))
     sent = [p[0] for _, t, p in channel.sent if t == TAG_WORK]
     assert len(sent) < len(packages)  # no new work after the failure
     assert not channel.pending  # outstanding packages were collected
