@@ -14,5 +14,6 @@ echo "== run with the rmadht surrogate cache, 3 ranks"
 "$mpiexec" -n 3 rtsim run "$scenario" out/dht --dht --progress
 echo "== comparison"
 rtsim compare out/ref out/dht
+rtsim reuse out/ref
 echo "== pictures"
 find out -name '*.png' | sort

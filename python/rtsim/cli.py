@@ -44,6 +44,16 @@ def _signif(text: str) -> int:
     return value
 
 
+def _add_rounding(parser: argparse.ArgumentParser) -> None:
+    """The options that override the scenario's cache key rounding."""
+    parser.add_argument("--dht-signif", type=_signif, metavar="N",
+                        help="significant digits of every key variable (overrides the scenario)")
+    parser.add_argument("--dht-digits", type=_digits_pair, metavar="AQ:MIN",
+                        help="digits of aqueous and of mineral key variables")
+    parser.add_argument("--dht-raw", action="store_true",
+                        help="round the raw key values instead of their log10")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of all subcommands."""
     parser = argparse.ArgumentParser(
@@ -57,12 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dht", action="store_true", help="cache chemistry results in rmadht")
     run.add_argument("--dht-size", type=_positive, default=64, metavar="MB",
                      help="cache memory per worker in MiB (default 64)")
-    run.add_argument("--dht-signif", type=_signif, metavar="N",
-                     help="significant digits of every key variable (overrides the scenario)")
-    run.add_argument("--dht-digits", type=_digits_pair, metavar="AQ:MIN",
-                     help="digits of aqueous and of mineral key variables")
-    run.add_argument("--dht-raw", action="store_true",
-                     help="round the raw key values instead of their log10")
+    _add_rounding(run)
     run.add_argument("--dht-snaps", type=int, choices=(0, 1, 2), default=0,
                      help="cache snapshots: 0 none, 1 at the end, 2 after every iteration")
     run.add_argument("--dht-file", metavar="F", help="start from this cache snapshot")
@@ -88,6 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--mineral", default="4,5,6,7", help="mineral digits (default 4,5,6,7)")
     sweep.add_argument("--modes", default="log,raw", help="log, raw or both (default log,raw)")
     sweep.add_argument("--iterations", type=_positive, metavar="N")
+
+    reuse = sub.add_parser("reuse", help="best hit rate any cache could reach on a reference run")
+    reuse.add_argument("ref_dir", type=Path, help="output directory of a run without --dht")
+    reuse.add_argument("--scenario", type=Path,
+                       help="scenario (default: the one named in REF_DIR/summary.json)")
+    _add_rounding(reuse)
+    reuse.set_defaults(iterations=None)
     return parser
 
 
@@ -156,13 +168,24 @@ def _sweep(args: argparse.Namespace) -> int:
     return sweep_command(args)
 
 
+def _reuse(args: argparse.Namespace) -> int:
+    """rtsim reuse."""
+    from rtsim.compare import read_summary
+    from rtsim.reuse import best_hit_rates, table
+
+    path = args.scenario or Path(read_summary(args.ref_dir)["scenario_file"])
+    print(table(best_hit_rates(args.ref_dir, apply_overrides(load_scenario(path), args))))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rtsim`` console script."""
     args = build_parser().parse_args(argv)
     if args.command == "run":
         return _run(args)
+    commands = {"compare": _compare, "sweep": _sweep, "reuse": _reuse}
     try:
-        return _compare(args) if args.command == "compare" else _sweep(args)
+        return commands[args.command](args)
     except RtsimError as exc:
         print(f"rtsim: error: {exc}", file=sys.stderr)
         return 2

@@ -45,7 +45,7 @@ def eq2_error(ref: np.ndarray, test: np.ndarray, scales: Sequence[float] | None 
     return math.exp(sum(logs) / len(logs)) if logs else 0.0
 
 
-def _summary(run_dir: Path) -> dict[str, Any]:
+def read_summary(run_dir: Path) -> dict[str, Any]:
     """The summary.json of a run directory."""
     path = run_dir / "summary.json"
     try:
@@ -59,7 +59,7 @@ def _summary(run_dir: Path) -> dict[str, Any]:
 def compare_runs(ref_dir: Path, dht_dir: Path,
                  variables: Sequence[str] | None = None) -> dict[str, Any]:
     """Computes the comparison (and writes nothing)."""
-    ref_sum, dht_sum = _summary(ref_dir), _summary(dht_dir)
+    ref_sum, dht_sum = read_summary(ref_dir), read_summary(dht_dir)
     if variables is None:
         variables = ref_sum.get("compare_variables")
     ref_snaps, dht_snaps = output.list_snapshots(ref_dir), output.list_snapshots(dht_dir)

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""``rtsim reuse``: the best hit rate any cache could reach on a run.
+
+002 advises checking the rounding on preliminary runs before an expensive
+one.  This answers the question that comes first: could a cache pay here
+at all?  It replays a reference run's chemistry inputs, every cell's state
+after transport at every iteration (recomputed from the previous
+snapshot), through an rmadht surrogate cache with the scenario's rounding
+on this process alone, cell by cell, and counts every key seen before, in
+any cell and any earlier iteration, as a hit.  Nothing is left out for a
+phase change and no two workers miss the same key at once, so ``rtsim run
+--dht`` can only fall short of it: if this figure is low, no rounding
+within the error budget will make the cache pay.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rtsim import output
+from rtsim.cache import load_rmadht
+from rtsim.chemistry import ChemistryEngine
+from rtsim.errors import RtsimError
+from rtsim.flow import solve_flow
+from rtsim.grid import Grid
+from rtsim.scenario import Scenario
+from rtsim.transport import UpwindTransport
+
+
+def _states(ref_dir: Path, scenario: Scenario) -> list[np.ndarray]:
+    """The snapshots of iterations 0..N as (cells, state variables) arrays."""
+    snaps = output.list_snapshots(ref_dir)
+    last = max(snaps, default=0)
+    gaps = [i for i in range(last + 1) if i not in snaps]
+    if last == 0 or gaps:
+        raise RtsimError(f"{ref_dir} needs a snapshot of every iteration from 0 on "
+                         f"(output_interval = 1); missing: {gaps[:5] or 'all but 0'}")
+    states = []
+    for iteration in range(last + 1):
+        names, maps = output.load_snapshot(snaps[iteration])
+        if names[:len(scenario.state_names)] != list(scenario.state_names):
+            raise RtsimError(f"{snaps[iteration]} holds {', '.join(names)}, not the state "
+                             f"variables of scenario {scenario.name}")
+        states.append(maps[:len(scenario.state_names)].reshape(len(scenario.state_names), -1).T)
+    return states
+
+
+def best_hit_rates(ref_dir: Path, scenario: Scenario) -> dict[str, Any]:
+    """Per iteration and overall: the hits a perfect cache would have had."""
+    from mpi4py import MPI
+
+    states = _states(ref_dir, scenario)
+    grid = Grid(scenario.grid)
+    transport = UpwindTransport(grid, solve_flow(grid, scenario.flow),
+                                scenario.flow.injection_cell, scenario.flow.outflow_cell)
+    n_comp = len(scenario.components)
+    injected = ChemistryEngine(scenario).water(scenario.injection, "injected water")[:n_comp]
+    key_columns = [scenario.state_names.index(k) for k in scenario.dht.keys]
+    rmadht = load_rmadht()
+    # Room for a distinct key per cell and iteration at a quarter of the
+    # slots (an entry takes under 256 bytes for up to 12 keys), so that no
+    # eviction can turn a repeat into a miss.
+    entries = grid.cells * (len(states) - 1)
+    per_iteration = []
+    with rmadht.SurrogateCache(MPI.COMM_SELF, n_inputs=len(key_columns), n_outputs=1,
+                               digits=scenario.key_digits(), log10=scenario.key_log10(),
+                               zero_below=scenario.dht.zero_below,
+                               bytes_per_rank=max(16 << 20, 4 * entries * 256)) as cache:
+        for previous in states[:-1]:
+            inputs = previous.copy()
+            transport.advance(inputs[:, :n_comp], scenario.dt, injected, scenario.courant)
+            keys = np.ascontiguousarray(inputs[:, key_columns])
+            hits = 0
+            for row in keys:
+                _, hit = cache.lookup(row[None, :])
+                if hit[0]:
+                    hits += 1
+                else:
+                    cache.store(row[None, :], np.zeros((1, 1)))
+            per_iteration.append(hits)
+    cells = grid.cells
+    return {"reference": str(ref_dir), "cells": cells,
+            "digits": scenario.key_digits(), "log10": scenario.key_log10(),
+            "zero_below": scenario.dht.zero_below,
+            "best_hit_rate": sum(per_iteration) / (cells * len(per_iteration)),
+            "per_iteration": [h / cells for h in per_iteration]}
+
+
+def table(result: dict[str, Any]) -> str:
+    """Overall figure, then the first, lowest and last iteration."""
+    rates = result["per_iteration"]
+    return (f"best possible hit rate {100 * result['best_hit_rate']:.1f}% over "
+            f"{len(rates)} iterations of {result['cells']} cells\n"
+            f"per iteration: first {100 * rates[0]:.1f}%, lowest {100 * min(rates):.1f}%, "
+            f"last {100 * rates[-1]:.1f}%")
