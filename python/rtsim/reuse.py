@@ -41,9 +41,12 @@ def _states(ref_dir: Path, scenario: Scenario) -> list[np.ndarray]:
     states = []
     for iteration in range(last + 1):
         names, maps = output.load_snapshot(snaps[iteration])
-        if names[:len(scenario.state_names)] != list(scenario.state_names):
-            raise RtsimError(f"{snaps[iteration]} holds {', '.join(names)}, not the state "
-                             f"variables of scenario {scenario.name}")
+        shape = (scenario.grid.ny, scenario.grid.nx)
+        if names[:len(scenario.state_names)] != list(scenario.state_names) or \
+                maps.shape[1:] != shape:
+            raise RtsimError(f"{snaps[iteration]} holds {', '.join(names)} on a "
+                             f"{maps.shape[1]}x{maps.shape[2]} grid, not the state variables "
+                             f"of scenario {scenario.name} on {shape[0]}x{shape[1]}")
         states.append(maps[:len(scenario.state_names)].reshape(len(scenario.state_names), -1).T)
     return states
 
