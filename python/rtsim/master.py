@@ -18,7 +18,6 @@ import numpy as np
 
 from rtsim import output
 from rtsim.errors import RtsimError
-from rtsim.flow import solve_flow
 from rtsim.grid import Grid
 from rtsim.packages import make_packages
 from rtsim.progress import Progress
@@ -125,9 +124,7 @@ class Master:
         self.channel = channel
         self.workers = workers
         self.grid = Grid(scenario.grid)
-        self.flow = solve_flow(self.grid, scenario.flow)
-        self.transport = UpwindTransport(self.grid, self.flow, scenario.flow.injection_cell,
-                                         scenario.flow.outflow_cell)
+        self.transport = UpwindTransport.steady(self.grid, scenario.flow)
         self.n_comp = len(scenario.components)
         self.n_state = len(scenario.state_names)
         self.fields = np.tile(initial, (self.grid.cells, 1))

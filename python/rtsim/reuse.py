@@ -24,7 +24,6 @@ from rtsim import output
 from rtsim.cache import load_rmadht
 from rtsim.chemistry import ChemistryEngine
 from rtsim.errors import RtsimError
-from rtsim.flow import solve_flow
 from rtsim.grid import Grid
 from rtsim.scenario import Scenario
 from rtsim.transport import UpwindTransport
@@ -38,10 +37,10 @@ def _states(ref_dir: Path, scenario: Scenario) -> list[np.ndarray]:
     if last == 0 or gaps:
         raise RtsimError(f"{ref_dir} needs a snapshot of every iteration from 0 on "
                          f"(output_interval = 1); missing: {gaps[:5] or 'all but 0'}")
+    shape = (scenario.grid.ny, scenario.grid.nx)
     states = []
     for iteration in range(last + 1):
         names, maps = output.load_snapshot(snaps[iteration])
-        shape = (scenario.grid.ny, scenario.grid.nx)
         if names[:len(scenario.state_names)] != list(scenario.state_names) or \
                 maps.shape[1:] != shape:
             raise RtsimError(f"{snaps[iteration]} holds {', '.join(names)} on a "
@@ -57,8 +56,7 @@ def best_hit_rates(ref_dir: Path, scenario: Scenario) -> dict[str, Any]:
 
     states = _states(ref_dir, scenario)
     grid = Grid(scenario.grid)
-    transport = UpwindTransport(grid, solve_flow(grid, scenario.flow),
-                                scenario.flow.injection_cell, scenario.flow.outflow_cell)
+    transport = UpwindTransport.steady(grid, scenario.flow)
     n_comp = len(scenario.components)
     injected = ChemistryEngine(scenario).water(scenario.injection, "injected water")[:n_comp]
     key_columns = [scenario.state_names.index(k) for k in scenario.dht.keys]

@@ -16,8 +16,9 @@ import math
 import numpy as np
 import scipy.sparse as sparse
 
-from rtsim.flow import FlowField
+from rtsim.flow import FlowField, solve_flow
 from rtsim.grid import Grid
+from rtsim.scenario import FlowSpec
 
 
 class UpwindTransport:
@@ -47,6 +48,11 @@ class UpwindTransport:
         self.injection_rate = flow.injection_rate / grid.pore_volume
         self.outflow_rate = flow.outflow_rate / grid.pore_volume
         self.max_dt = float(1.0 / outflow.max())
+
+    @classmethod
+    def steady(cls, grid: Grid, spec: FlowSpec) -> UpwindTransport:
+        """Solves the steady flow of spec once and sets up its advection."""
+        return cls(grid, solve_flow(grid, spec), spec.injection_cell, spec.outflow_cell)
 
     def substeps(self, dt: float, courant: float = 1.0) -> int:
         """Number of equal inner steps that keep every Courant number <= courant."""

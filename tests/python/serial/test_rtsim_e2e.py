@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -124,6 +125,22 @@ def test_cached_run_matches_the_reference(reference, tmp_path, ranks):
     assert done.returncode == 0, done.stderr
     best = float(re.search(r"best possible hit rate ([0-9.]+)%", done.stdout).group(1)) / 100
     assert dht["hit_rate"] - 0.01 <= best < 1
+
+
+def test_reuse_rejects_runs_it_cannot_replay(reference, tmp_path):
+    gappy = tmp_path / "gappy"
+    shutil.copytree(reference[2], gappy)
+    (gappy / "fields_00007.npz").unlink()
+    cases = [(gappy, [], "needs a snapshot of every iteration from 0 on"),
+             (reference[2], ["--scenario", SCENARIOS / "dol2d.toml"],
+              "on a 12x12 grid, not the state variables of scenario dol2d on 50x50"),
+             (tmp_path / "nothing", [], "summary.json not found")]
+    for ref_dir, extra, message in cases:
+        done = subprocess.run([sys.executable, "-m", "rtsim", "reuse", ref_dir, *extra],
+                              env=ENV, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        assert message in done.stderr
+    assert sorted(list_snapshots(reference[2])) == list(range(21))  # nothing touched
 
 
 def test_bad_scenario_fails_cleanly_on_every_rank(tmp_path):
