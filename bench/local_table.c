@@ -17,7 +17,7 @@ struct local_table {
 struct local_table *local_create(size_t key_size, size_t value_size,
                                  size_t bytes) {
   struct local_table *t = calloc(1, sizeof *t);
-  if (!t || slot_layout_init(&t->l, key_size, value_size, bytes, 0)) {
+  if (!t || slot_layout_init(&t->l, key_size, value_size, bytes, FRONT_TAGS)) {
     free(t);
     return NULL;
   }
@@ -42,7 +42,7 @@ void local_free(struct local_table *t) {
   free(t);
 }
 
-/* The "get" of both candidate groups. */
+/* The copy of both candidate groups a writer decides on. */
 static void fetch(struct local_table *t, const void *key, struct place *p) {
   place_from_hash(XXH3_64bits(key, t->l.key_size), 1, t->l.groups, p);
   for (int g = 0; g < p->ngroups; g++)
@@ -50,10 +50,18 @@ static void fetch(struct local_table *t, const void *key, struct place *p) {
            t->mem + slot_group_disp(&t->l, p->group[g]), t->l.group_bytes);
 }
 
+/* As the node-local path reads: copy the slots whose tag matches, judge
+   the copies. */
 int local_read(struct local_table *t, const void *key, void *value) {
   struct place p;
-  fetch(t, key, &p);
-  int c = search_key(&t->l, t->cand, p.ngroups * SLOT_GROUP, key, -1);
+  place_from_hash(XXH3_64bits(key, t->l.key_size), 1, t->l.groups, &p);
+  const unsigned char *group[2], *tags[2];
+  for (int g = 0; g < p.ngroups; g++) {
+    group[g] = t->mem + slot_group_disp(&t->l, p.group[g]);
+    tags[g] = t->mem + slot_tags_disp(p.group[g]);
+  }
+  int k = search_gather(&t->l, group, tags, p.ngroups, p.tag, t->cand);
+  int c = search_key(&t->l, t->cand, k, key, -1);
   if (c < 0) return RMADHT_NOT_FOUND;
   memcpy(value, slot_value(&t->l, t->cand + (size_t)c * t->l.slot_size),
          t->l.value_size);
@@ -75,5 +83,8 @@ int local_write(struct local_table *t, const void *key, const void *value) {
   slot_fill(&t->l, t->image, slot_next_claim(seen), ++t->clock, STAMP_LIVE,
             key, value);
   memcpy(slot, t->image, t->l.slot_size);
+  memcpy(t->mem + slot_tags_disp(p.group[c / SLOT_GROUP]) +
+             4u * (size_t)(c % SLOT_GROUP),
+         &p.tag, 4);
   return kind == CHOICE_EVICT ? RMADHT_EVICTED : RMADHT_OK;
 }

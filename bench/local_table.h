@@ -1,6 +1,6 @@
-/* The benchmark's physical limit: the same slot layout, placement and slot
-   choice as rmadht, on plain memory in one process, with memcpy where the
-   table uses MPI_Get and MPI_Put. */
+/* The benchmark's physical limit: the same slot layout (with the tags of
+   the node-local path), placement, slot choice and search as rmadht, on
+   plain memory in one process, one operation at a time. */
 #ifndef RMADHT_BENCH_LOCAL_TABLE_H
 #define RMADHT_BENCH_LOCAL_TABLE_H
 

@@ -4,7 +4,9 @@
  * Per mode and key distribution: a write-only phase, a read-only phase over
  * the same keys, and a mixed phase (95% reads, 5% writes).  One JSON object
  * per phase on stdout; progress on stderr.  --local runs the same workload
- * on a plain in-process table per rank, the physical limit on one node.
+ * on a plain in-process table per rank, the physical limit on one node;
+ * --rma keeps lock-free tables on RMA where they would take the node-local
+ * path, to measure the path a table spanning nodes takes.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -19,7 +21,7 @@ struct options {
   size_t key_size, value_size, bytes_per_rank, distinct, batch;
   size_t write_ops, mixed_ops;
   double skew, write_share;
-  int local;
+  int local, rma;
   const char *modes, *dists;
 };
 
@@ -146,6 +148,14 @@ static void global_rmadht(rmadht *t, struct counts *c) {
   c->retries = s.checksum_retries;
 }
 
+/* How the table under test reaches its slots, for the JSON. */
+static const char *path_of(const struct target *x) {
+  rmadht_info info;
+  if (!x->t) return "in-process";
+  rmadht_get_info(x->t, &info);
+  return info.node_local ? "node-local" : "rma";
+}
+
 static int phase(struct target *x, const char *mode, const char *dist,
                  const char *name, const struct ops *p, int reads_only,
                  unsigned char *out, int rank, int nranks) {
@@ -170,10 +180,10 @@ static int phase(struct target *x, const char *mode, const char *dist,
                 MPI_COMM_WORLD);
   if (rank == 0) {
     uint64_t ops = sum.reads + sum.writes;
-    printf("{\"mode\": \"%s\", \"distribution\": \"%s\", \"phase\": \"%s\", "
-           "\"ranks\": %d, \"batch\": %zu, \"ops\": %llu, \"seconds\": %.4f, "
-           "\"mops\": %.3f, ",
-           mode, dist, name, nranks, x->o->batch, (unsigned long long)ops,
+    printf("{\"mode\": \"%s\", \"path\": \"%s\", \"distribution\": \"%s\", "
+           "\"phase\": \"%s\", \"ranks\": %d, \"batch\": %zu, \"ops\": %llu, "
+           "\"seconds\": %.4f, \"mops\": %.3f, ",
+           mode, path_of(x), dist, name, nranks, x->o->batch, (unsigned long long)ops,
            slowest, (double)ops / slowest / 1e6);
     if (sum.reads)
       printf("\"hit_rate\": %.4f, ", (double)sum.hits / (double)sum.reads);
@@ -211,6 +221,7 @@ static int run(const struct options *o, enum rmadht_mode mode, int zipf,
     rmadht_config_default(&cfg, o->key_size, o->value_size);
     cfg.mode = mode;
     cfg.bytes_per_rank = o->bytes_per_rank;
+    cfg.node_local = !o->rma;
     rc = rmadht_create(MPI_COMM_WORLD, &cfg, &x.t);
   }
   if (!rc) rc = phase(&x, mname, dname, "write", &w, 0, out, rank, nranks);
@@ -233,6 +244,7 @@ static void usage(void) {
     "  --dist uniform|zipf|all           key distribution (all)\n"
     "  --batch B                         ops per batch call (1: single calls)\n"
     "  --local                           plain in-process table, no MPI RMA\n"
+    "  --rma                             no node-local path: RMA throughout\n"
     "  --write-ops N                     write (and read) ops per rank (500000)\n"
     "  --mixed-ops N                     mixed ops per rank (1000000)\n"
     "  --scale F                         multiply both op counts by F\n"
@@ -248,7 +260,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   struct options o = {80, 104, (size_t)256 << 20, 712500, 1, 500000, 1000000,
-                      0.99, 0.05, 0, "all", "all"};
+                      0.99, 0.05, 0, 0, "all", "all"};
   double scale = 1;
   static const struct option longs[] = {
       {"mode", 1, 0, 'm'},       {"dist", 1, 0, 'd'},
@@ -257,7 +269,8 @@ int main(int argc, char **argv) {
       {"scale", 1, 0, 's'},      {"keys", 1, 0, 'k'},
       {"skew", 1, 0, 'z'},       {"mb-per-rank", 1, 0, 'M'},
       {"key-size", 1, 0, 'K'},   {"value-size", 1, 0, 'V'},
-      {"help", 0, 0, 'h'},       {0, 0, 0, 0}};
+      {"rma", 0, 0, 'r'},        {"help", 0, 0, 'h'},
+      {0, 0, 0, 0}};
   int c, bad = 0;
   while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
     switch (c) {
@@ -265,6 +278,7 @@ int main(int argc, char **argv) {
       case 'd': o.dists = optarg; break;
       case 'b': o.batch = strtoul(optarg, NULL, 10); break;
       case 'l': o.local = 1; break;
+      case 'r': o.rma = 1; break;
       case 'w': o.write_ops = strtoul(optarg, NULL, 10); break;
       case 'x': o.mixed_ops = strtoul(optarg, NULL, 10); break;
       case 's': scale = strtod(optarg, NULL); break;

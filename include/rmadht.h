@@ -69,6 +69,14 @@ typedef struct rmadht_config {
      function on every rank (only its presence is checked). */
   uint64_t (*hash)(const void *key, size_t len, void *arg);
   void *hash_arg;
+  /* Lock-free mode, when every rank of comm shares one node: 1 (default)
+     reaches all slots with loads, stores and CPU atomics through an MPI
+     shared-memory window, so no operation waits for a round trip; 0 keeps
+     RMA.  Ignored by the locked modes, by tables spanning nodes and by
+     tables under two groups per rank (no room for the path's tags);
+     rmadht_get_info tells which path a table took.  README, "The
+     node-local path". */
+  int node_local;
 } rmadht_config;
 
 typedef struct rmadht_stats {
@@ -78,7 +86,9 @@ typedef struct rmadht_stats {
                       this rank waited for */
 } rmadht_stats;
 
-/* Fills cfg with defaults: lock-free, 64 MiB per rank, XXH3. */
+/* Fills cfg with defaults: lock-free, 64 MiB per rank, XXH3, node-local
+   access where possible.  Start every configuration from here, so fields
+   added later get their defaults. */
 void rmadht_config_default(rmadht_config *cfg, size_t key_size,
                            size_t value_size);
 
@@ -126,6 +136,7 @@ typedef struct rmadht_info {
   size_t slots_per_group, groups_per_rank, slots_per_rank;
   int ranks, rank;
   enum rmadht_mode mode;
+  int node_local; /* 1 when this table takes the node-local path */
 } rmadht_info;
 int rmadht_get_info(const rmadht *t, rmadht_info *out);
 

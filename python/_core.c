@@ -96,13 +96,14 @@ static PyObject *info_dict(const rmadht *t) {
   int rc = rmadht_get_info(t, &i);
   if (rc != RMADHT_OK) return raise_code(rc);
   return Py_BuildValue(
-      "{s:n,s:n,s:n,s:n,s:n,s:n,s:i,s:i,s:s}", "key_size",
+      "{s:n,s:n,s:n,s:n,s:n,s:n,s:i,s:i,s:s,s:O}", "key_size",
       (Py_ssize_t)i.key_size, "value_size", (Py_ssize_t)i.value_size,
       "slot_size", (Py_ssize_t)i.slot_size, "slots_per_group",
       (Py_ssize_t)i.slots_per_group, "groups_per_rank",
       (Py_ssize_t)i.groups_per_rank, "slots_per_rank",
       (Py_ssize_t)i.slots_per_rank, "ranks", i.ranks, "rank", i.rank, "mode",
-      rmadht_mode_name(i.mode));
+      rmadht_mode_name(i.mode), "node_local",
+      i.node_local ? Py_True : Py_False);
 }
 
 static PyObject *path_call(rmadht *t, PyObject *arg,
@@ -132,12 +133,13 @@ typedef struct {
 
 static int Table_init(TableObject *self, PyObject *args, PyObject *kw) {
   static char *names[] = {"comm", "key_size", "value_size", "bytes_per_rank",
-                          "mode", NULL};
+                          "mode", "node_local", NULL};
   long long comm;
   Py_ssize_t key_size, value_size, bytes;
-  int mode;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "Lnnni", names, &comm,
-                                   &key_size, &value_size, &bytes, &mode))
+  int mode, node_local;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "Lnnnii", names, &comm,
+                                   &key_size, &value_size, &bytes, &mode,
+                                   &node_local))
     return -1;
   if (self->t) {
     PyErr_SetString(PyExc_RuntimeError, "Table is already open");
@@ -151,6 +153,7 @@ static int Table_init(TableObject *self, PyObject *args, PyObject *kw) {
   rmadht_config_default(&cfg, (size_t)key_size, (size_t)value_size);
   cfg.bytes_per_rank = (size_t)bytes;
   cfg.mode = (enum rmadht_mode)mode;
+  cfg.node_local = node_local;
   int rc = rmadht_create(comm_from_f(comm), &cfg, &self->t);
   if (rc != RMADHT_OK) {
     raise_code(rc);

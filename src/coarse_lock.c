@@ -48,8 +48,8 @@ static int coarse_read(rmadht *t, size_t n, const unsigned char *keys,
     if (rc || urc) return rc ? rc : urc;
     for (int k = a; k < b; k++) {
       int i = s->todo[k];
-      protocol_read_result(t, i, keys + i * ks, values + i * vs, 0,
-                           &status[i]);
+      protocol_read_result(t, i, protocol_nslots(t, i), keys + i * ks,
+                           values + i * vs, 0, &status[i]);
     }
   }
   return RMADHT_OK;

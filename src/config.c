@@ -13,6 +13,7 @@ void rmadht_config_default(rmadht_config *cfg, size_t key_size,
   cfg->mode = RMADHT_LOCK_FREE;
   cfg->hash = NULL;
   cfg->hash_arg = NULL;
+  cfg->node_local = 1;
 }
 
 int config_check_local(const rmadht_config *cfg, struct slot_layout *layout) {
@@ -20,19 +21,26 @@ int config_check_local(const rmadht_config *cfg, struct slot_layout *layout) {
   if (cfg->mode != RMADHT_LOCK_FREE && cfg->mode != RMADHT_FINE_LOCK &&
       cfg->mode != RMADHT_COARSE_LOCK)
     return RMADHT_ERR_ARG;
+  if (cfg->node_local != 0 && cfg->node_local != 1) return RMADHT_ERR_ARG;
   /* MPI counts are int: one group must fit in a single get. */
   if (cfg->key_size > INT32_MAX / 4 || cfg->value_size > INT32_MAX / 4)
     return RMADHT_ERR_SIZE;
+  /* Without the node-local path's tags; table.c adds them when the path
+     applies, which takes a collective call to know. */
   int rc = slot_layout_init(layout, cfg->key_size, cfg->value_size,
                             cfg->bytes_per_rank,
-                            cfg->mode == RMADHT_FINE_LOCK);
+                            cfg->mode == RMADHT_FINE_LOCK ? FRONT_LOCK
+                                                          : FRONT_NONE);
   if (rc) return rc;
   if (layout->group_bytes > INT32_MAX) return RMADHT_ERR_SIZE;
   return RMADHT_OK;
 }
 
 /* Fields compared across ranks. */
-enum { F_ERR, F_KEY, F_VALUE, F_BYTES, F_MODE, F_HASH, F_FORMAT, NFIELDS };
+enum {
+  F_ERR, F_KEY, F_VALUE, F_BYTES, F_MODE, F_HASH, F_NODE_LOCAL, F_FORMAT,
+  NFIELDS
+};
 
 int config_agree(MPI_Comm comm, const rmadht_config *cfg, int local_rc) {
   /* MAX over (v, ~v) yields max(v) and ~min(v) in one call. */
@@ -44,6 +52,7 @@ int config_agree(MPI_Comm comm, const rmadht_config *cfg, int local_rc) {
     v[F_BYTES] = cfg->bytes_per_rank;
     v[F_MODE] = (uint64_t)cfg->mode;
     v[F_HASH] = cfg->hash != NULL;
+    v[F_NODE_LOCAL] = (uint64_t)cfg->node_local;
     v[F_FORMAT] = SLOT_GROUP << 16 | SLOT_HEADER;
   }
   for (int f = 0; f < NFIELDS; f++) v[NFIELDS + f] = ~v[f];

@@ -97,8 +97,8 @@ static int fine_read(rmadht *t, size_t n, const unsigned char *keys,
     if (rc) return rc;
     for (int w = 0; w < nwave; w++) {
       int i = s->wave[w];
-      protocol_read_result(t, i, keys + i * ks, values + i * vs, 0,
-                           &status[i]);
+      protocol_read_result(t, i, protocol_nslots(t, i), keys + i * ks,
+                           values + i * vs, 0, &status[i]);
       rc = lock_add_both(t, i, &MINUS_ONE);
       if (rc) return rc;
     }

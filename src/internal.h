@@ -7,11 +7,13 @@
 #include "rmadht.h"
 #include "slot.h"
 
-/* Where a key lives: owner rank and its two candidate groups. */
+/* Where a key lives: owner rank and its two candidate groups, and the
+   fingerprint its slot's tag holds on the node-local path (never 0). */
 struct place {
   int rank;
   uint64_t group[2];
   int ngroups; /* 1 when the table has a single group per rank */
+  uint32_t tag;
 };
 
 /* One consistency protocol.  Batches are the unit of work: single calls
@@ -30,6 +32,7 @@ struct protocol {
 extern const struct protocol rmadht_lockfree_protocol;
 extern const struct protocol rmadht_fine_protocol;
 extern const struct protocol rmadht_coarse_protocol;
+extern const struct protocol rmadht_node_local_protocol;
 
 #define PENDING_MAX 64 /* outstanding lock-free puts (rma.h) */
 struct pending;
@@ -39,6 +42,7 @@ struct rmadht {
   MPI_Comm comm;
   MPI_Win win;
   unsigned char *base; /* this rank's window */
+  unsigned char **peer; /* node-local path: every rank's window; else NULL */
   int rank, nranks;
   enum rmadht_mode mode;
   const struct protocol *proto;

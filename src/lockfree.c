@@ -33,8 +33,8 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
     int nleft = 0;
     for (int k = 0; k < ntodo; k++) {
       int i = s->todo[k];
-      if (protocol_read_result(t, i, keys + i * ks, values + i * vs, 1,
-                               &status[i]))
+      if (protocol_read_result(t, i, protocol_nslots(t, i), keys + i * ks,
+                               values + i * vs, 1, &status[i]))
         s->todo[nleft++] = i;
     }
     ntodo = nleft;

@@ -26,14 +26,17 @@ void place_from_hash(uint64_t h, int nranks, uint64_t groups,
                      struct place *p) {
   p->rank = (int)reduce32((uint32_t)(h >> 32), (uint64_t)nranks);
   p->group[0] = reduce32((uint32_t)h, groups);
+  /* A user hash may be weak in its low bits: derive the second choice from
+     all 64 bits through xxHash, and never let it equal the first.  The
+     fingerprint takes the rehash's other half, which no choice uses, so
+     keys sharing a group still differ in it. */
+  uint64_t h2 = XXH3_64bits_withSeed(&h, sizeof h, UINT64_C(0x5eed));
+  p->tag = (uint32_t)(h2 >> 32) | 1u;
   if (groups == 1) {
     p->ngroups = 1;
     p->group[1] = p->group[0];
     return;
   }
-  /* A user hash may be weak in its low bits: derive the second choice from
-     all 64 bits through xxHash, and never let it equal the first. */
-  uint64_t h2 = XXH3_64bits_withSeed(&h, sizeof h, UINT64_C(0x5eed));
   p->group[1] = (p->group[0] + 1 + reduce32((uint32_t)h2, groups - 1)) % groups;
   p->ngroups = 2;
 }

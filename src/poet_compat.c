@@ -28,9 +28,10 @@ static uint64_t poet_hash(const void *key, size_t len, void *arg) {
   return XXH3_64bits(&h, sizeof h);
 }
 
-/* Table memory for a bucket count: whole groups of SLOT_GROUP slots, so
-   that at least size_per_process buckets exist.  0 when it overflows,
-   which rmadht_create then refuses on every rank. */
+/* Table memory for a bucket count: whole groups of SLOT_GROUP slots, and
+   room for the node-local path's tags, so that at least size_per_process
+   buckets exist on either path.  0 when it overflows, which rmadht_create
+   then refuses on every rank. */
 static size_t bytes_for(unsigned int buckets, int data_size, int key_size) {
   struct slot_layout l;
   if (data_size <= 0 || key_size <= 0 ||
@@ -38,8 +39,9 @@ static size_t bytes_for(unsigned int buckets, int data_size, int key_size) {
     return 0;
   size_t groups = buckets / SLOT_GROUP + (buckets % SLOT_GROUP != 0);
   if (groups == 0) groups = 1;
-  if (groups > SIZE_MAX / l.group_bytes) return 0;
-  return groups * l.group_bytes;
+  size_t per_group = l.group_bytes + 4 * FRONT_TAGS;
+  if (groups > (SIZE_MAX - 64) / per_group) return 0;
+  return groups * per_group + 64;
 }
 
 DHT *DHT_create(MPI_Comm comm, unsigned int size_per_process, int data_size,

@@ -13,10 +13,10 @@ static inline const unsigned char *cand_slot(rmadht *t, int i, int c) {
   return batch_cand(t, i) + (size_t)c * t->layout.slot_size;
 }
 
-int protocol_read_result(rmadht *t, int i, const unsigned char *key,
-                         unsigned char *value, int may_retry, int *status) {
+int protocol_read_result(rmadht *t, int i, int nslots,
+                         const unsigned char *key, unsigned char *value,
+                         int may_retry, int *status) {
   struct scratch *s = t->scratch;
-  int nslots = s->place[i].ngroups * SLOT_GROUP;
   int c = search_key(&t->layout, batch_cand(t, i), nslots, key, -1);
   if (c >= 0) {
     memcpy(value, slot_value(&t->layout, cand_slot(t, i, c)),

@@ -16,11 +16,18 @@
 /* Window displacement of candidate slot c of item i. */
 uint64_t protocol_slot_disp(const rmadht *t, int i, int c);
 
-/* Judges item i's candidates after a read: copies the value and sets
-   status, or returns 1 when the item should be read again (torn, and
-   retries remain; pass may_retry 0 under a lock, where torn is corrupt). */
-int protocol_read_result(rmadht *t, int i, const unsigned char *key,
-                         unsigned char *value, int may_retry, int *status);
+/* The number of candidate slots of item i. */
+static inline int protocol_nslots(const rmadht *t, int i) {
+  return t->scratch->place[i].ngroups * SLOT_GROUP;
+}
+
+/* Judges the copy of item i's candidates (its first nslots slots) after a
+   read: copies the value and sets status, or returns 1 when the item
+   should be read again (torn, and retries remain; pass may_retry 0 under a
+   lock, where torn is corrupt). */
+int protocol_read_result(rmadht *t, int i, int nslots,
+                         const unsigned char *key, unsigned char *value,
+                         int may_retry, int *status);
 
 /* Decides where item i's write (value NULL: remove) goes, from its
    candidates.  Returns 1 and sets s->slot[i] and s->expect[i] (the claim

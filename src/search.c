@@ -33,6 +33,21 @@ int search_key(const struct slot_layout *l, const unsigned char *cand,
   return best >= 0 ? best : torn ? SEARCH_TORN : SEARCH_NONE;
 }
 
+int search_gather(const struct slot_layout *l,
+                  const unsigned char *const *group,
+                  const unsigned char *const *tags, int ngroups, uint32_t tag,
+                  unsigned char *dst) {
+  int k = 0;
+  for (int g = 0; g < ngroups; g++) {
+    for (int j = 0; j < SLOT_GROUP; j++) {
+      if (slot_get32(tags[g], 4u * (size_t)j) != tag) continue;
+      memcpy(dst + (size_t)k++ * l->slot_size,
+             group[g] + (size_t)j * l->slot_size, l->slot_size);
+    }
+  }
+  return k;
+}
+
 /* Free for a writer: never claimed, or a completed tombstone.  A
    tombstone's checksum is verified: one whose state bits say removed but
    whose checksum fails is a write landing over it, not a free slot. */

@@ -17,6 +17,15 @@
 int search_key(const struct slot_layout *l, const unsigned char *cand,
                int nslots, const void *key, int skip);
 
+/* Copies to dst the slots of ngroups groups whose tag is tag; returns how
+   many.  group[g] points to a group's SLOT_GROUP slots and tags[g] to its
+   SLOT_GROUP tags (slot.h), in live memory that writers may be changing:
+   tags are only hints, search_key on the copies decides. */
+int search_gather(const struct slot_layout *l,
+                  const unsigned char *const *group,
+                  const unsigned char *const *tags, int ngroups, uint32_t tag,
+                  unsigned char *dst);
+
 enum choice_kind {
   CHOICE_UPDATE, /* the key's own slot */
   CHOICE_FREE,   /* never used, or removed */

@@ -5,9 +5,16 @@
 
 #include "rmadht.h"
 
+/* The front region for groups groups, rounded so that groups start on a
+   cache line. */
+static size_t front_size(uint64_t groups, unsigned front_words) {
+  if (front_words == 0) return 0;
+  return ((size_t)groups * 4u * front_words + 63) & ~(size_t)63;
+}
+
 int slot_layout_init(struct slot_layout *l, size_t key_size,
                      size_t value_size, size_t bytes_per_rank,
-                     int with_locks) {
+                     unsigned front_words) {
   size_t raw = SLOT_HEADER + key_size;
   if (raw < key_size || raw + value_size < raw || raw + value_size + 7 < raw)
     return RMADHT_ERR_SIZE;
@@ -17,19 +24,18 @@ int slot_layout_init(struct slot_layout *l, size_t key_size,
   l->slot_size = (raw + 7) & ~(size_t)7;
   if (l->slot_size > SIZE_MAX / SLOT_GROUP) return RMADHT_ERR_SIZE;
   l->group_bytes = SLOT_GROUP * l->slot_size;
-  /* A lock word costs 4 bytes per group; round the lock array to 64 so
-     that groups start cache-line aligned. */
-  size_t per_group = l->group_bytes + (with_locks ? 4 : 0);
+  /* slot_size is a multiple of 8 up to SIZE_MAX / 8, so this cannot wrap. */
+  size_t per_group = l->group_bytes + 4u * front_words;
   uint64_t groups = bytes_per_rank / per_group;
   if (groups > UINT32_MAX) groups = UINT32_MAX; /* placement uses 32 bits */
-  l->locks_bytes = with_locks ? (((size_t)groups * 4 + 63) & ~(size_t)63) : 0;
-  while (groups > 0 && l->locks_bytes + groups * l->group_bytes > bytes_per_rank) {
+  while (groups > 0 &&
+         front_size(groups, front_words) + groups * l->group_bytes >
+             bytes_per_rank)
     groups--;
-    l->locks_bytes = with_locks ? (((size_t)groups * 4 + 63) & ~(size_t)63) : 0;
-  }
   if (groups == 0) return RMADHT_ERR_SIZE;
   l->groups = groups;
-  l->window_bytes = l->locks_bytes + (size_t)groups * l->group_bytes;
+  l->front_bytes = front_size(groups, front_words);
+  l->window_bytes = l->front_bytes + (size_t)groups * l->group_bytes;
   return RMADHT_OK;
 }
 

@@ -18,8 +18,16 @@
  * every other field in one MPI_Put with ver set to the claim it took.
  *
  * Slots come in groups of SLOT_GROUP contiguous slots; a key has two
- * candidate groups on its owner rank (see place.h).  In fine-lock mode one
- * 32-bit lock word per group sits in front of all groups.
+ * candidate groups on its owner rank (see place.c).  Per-group words sit in
+ * front of all groups, the region rounded to 64 bytes so groups start on a
+ * cache line:
+ *   - fine-lock mode: one 32-bit lock word per group;
+ *   - the node-local path: SLOT_GROUP 32-bit tags per group, tag j being
+ *     the key fingerprint of slot j (place.c), 0 when it holds no key.  A
+ *     reader scans 32 contiguous bytes instead of 16 slots and copies only
+ *     the slots whose tag matches.  Tags are hints: the slot's checksum and
+ *     key still decide, so a tag that is stale for a moment costs a miss
+ *     during a write, never a wrong value.
  */
 #ifndef RMADHT_SLOT_H
 #define RMADHT_SLOT_H
@@ -52,22 +60,32 @@ struct slot_layout {
   size_t slot_size;     /* header + key + value, rounded up to 8 */
   size_t group_bytes;   /* SLOT_GROUP * slot_size */
   uint64_t groups;      /* groups per rank */
-  size_t locks_bytes;   /* lock words in front of the groups (fine mode) */
-  size_t window_bytes;  /* locks_bytes + groups * group_bytes */
+  size_t front_bytes;   /* per-group words in front of the groups */
+  size_t window_bytes;  /* front_bytes + groups * group_bytes */
 };
 
-/* Computes the layout of a window of at most bytes_per_rank bytes.  Returns
-   0, or RMADHT_ERR_SIZE when sizes overflow or not one group fits. */
+/* Per-group words in front of the groups, for slot_layout_init. */
+#define FRONT_NONE 0
+#define FRONT_LOCK 1          /* fine-lock mode */
+#define FRONT_TAGS SLOT_GROUP /* node-local path */
+
+/* Computes the layout of a window of at most bytes_per_rank bytes with
+   front_words 32-bit words per group in front.  Returns 0, or
+   RMADHT_ERR_SIZE when sizes overflow or not one group fits. */
 int slot_layout_init(struct slot_layout *l, size_t key_size,
                      size_t value_size, size_t bytes_per_rank,
-                     int with_locks);
+                     unsigned front_words);
 
-/* Window displacement of group g's first slot, and of its lock word. */
+/* Window displacement of group g's first slot, of its lock word and of
+   its tags. */
 static inline uint64_t slot_group_disp(const struct slot_layout *l,
                                        uint64_t g) {
-  return l->locks_bytes + g * l->group_bytes;
+  return l->front_bytes + g * l->group_bytes;
 }
 static inline uint64_t slot_lock_disp(uint64_t g) { return g * 4u; }
+static inline uint64_t slot_tags_disp(uint64_t g) {
+  return g * (4u * SLOT_GROUP);
+}
 
 static inline uint32_t slot_get32(const unsigned char *s, size_t off) {
   uint32_t v;

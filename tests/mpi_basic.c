@@ -1,5 +1,5 @@
 /* Reads, writes, overwrites, removes, misses, batches and round trips in
-   every mode, with keys owned by every rank. */
+   every mode and path, with keys owned by every rank. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -8,14 +8,21 @@
 
 enum { KS = 80, VS = 104, NKEYS = 300 };
 
-static void run_mode(enum rmadht_mode mode, int rank, int nranks) {
+static void run_variant(const struct variant *var, int rank, int nranks) {
   rmadht_config cfg;
   rmadht_config_default(&cfg, KS, VS);
-  cfg.mode = mode;
+  variant_config(&cfg, var);
   cfg.bytes_per_rank = 4 << 20;
   rmadht *t = NULL;
   CHECK_RC(rmadht_create(MPI_COMM_WORLD, &cfg, &t), RMADHT_OK);
   if (!t) return;
+  enum rmadht_mode mode = var->mode;
+  /* The tests run on one node, where the node-local path always applies:
+     it waits for no round trip at all. */
+  rmadht_info info;
+  CHECK_RC(rmadht_get_info(t, &info), RMADHT_OK);
+  CHECK(info.node_local == var->node_local);
+  int rma_lockfree = mode == RMADHT_LOCK_FREE && !info.node_local;
   unsigned char key[KS], val[VS], out[VS];
   rmadht_stats st0, st1;
 
@@ -31,7 +38,8 @@ static void run_mode(enum rmadht_mode mode, int rank, int nranks) {
   make_value(val, VS, 100000 + (uint64_t)rank, 1);
   CHECK_RC(rmadht_write(t, key, val), RMADHT_OK);
   rmadht_get_stats(t, &st1);
-  if (mode == RMADHT_LOCK_FREE) CHECK(st1.round_trips - st0.round_trips <= 2);
+  if (rma_lockfree) CHECK(st1.round_trips - st0.round_trips <= 2);
+  if (info.node_local) CHECK(st1.round_trips == st0.round_trips);
   CHECK(st1.writes == st0.writes + 1);
   CHECK_RC(rmadht_read(t, key, out), RMADHT_OK); /* read your own write */
   CHECK(value_ok(out, VS, 100000 + (uint64_t)rank, 1));
@@ -48,7 +56,9 @@ static void run_mode(enum rmadht_mode mode, int rank, int nranks) {
   rmadht_get_stats(t, &st1);
   CHECK(st1.reads - st0.reads == NKEYS);
   CHECK(st1.hits - st0.hits == NKEYS);
-  if (mode != RMADHT_FINE_LOCK)
+  if (info.node_local)
+    CHECK(st1.round_trips == st0.round_trips);
+  else if (mode != RMADHT_FINE_LOCK)
     CHECK(st1.round_trips - st0.round_trips == NKEYS);
 
   /* Misses leave the output untouched. */
@@ -72,8 +82,9 @@ static void run_mode(enum rmadht_mode mode, int rank, int nranks) {
     CHECK(status[i] == (i % 2 ? RMADHT_OK : RMADHT_NOT_FOUND));
     if (i % 2) CHECK(value_ok(vals + (size_t)i * VS, VS, (uint64_t)i, 1));
   }
-  if (mode == RMADHT_LOCK_FREE) /* two chunks of at most 256 items */
+  if (rma_lockfree) /* two chunks of at most 256 items */
     CHECK(st1.round_trips - st0.round_trips <= 2 * (uint64_t)nranks);
+  if (info.node_local) CHECK(st1.round_trips == st0.round_trips);
   MPI_Barrier(MPI_COMM_WORLD);
 
   /* Overwrites by a batch, later duplicates winning; then removes. */
@@ -134,9 +145,8 @@ int main(int argc, char **argv) {
   int rank, nranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  run_mode(RMADHT_LOCK_FREE, rank, nranks);
-  run_mode(RMADHT_FINE_LOCK, rank, nranks);
-  run_mode(RMADHT_COARSE_LOCK, rank, nranks);
+  for (int v = 0; v < N_VARIANTS; v++)
+    run_variant(&test_variants[v], rank, nranks);
   int rc = check_finish("mpi_basic");
   MPI_Finalize();
   return rc;

@@ -1,5 +1,5 @@
 /*
- * Concurrency in every mode: all ranks inserting different keys into the
+ * Concurrency in every mode and path: all ranks inserting different keys into the
  * same candidate groups at once lose nothing; all ranks overwriting a few
  * hot keys while others read them never yield a torn value; evictions are
  * counted exactly; a half-full table loses no key.
@@ -34,11 +34,11 @@ static uint64_t crowd_hash(const void *key, size_t len, void *arg) {
   return UINT64_C(0xFFFFFFFF00000000) | low;
 }
 
-static rmadht *create_vs(enum rmadht_mode mode, size_t bytes,
+static rmadht *create_vs(const struct variant *var, size_t bytes,
                          unsigned *spread, size_t vs) {
   rmadht_config cfg;
   rmadht_config_default(&cfg, KS, vs);
-  cfg.mode = mode;
+  variant_config(&cfg, var);
   cfg.bytes_per_rank = bytes;
   if (spread) {
     cfg.hash = crowd_hash;
@@ -49,9 +49,9 @@ static rmadht *create_vs(enum rmadht_mode mode, size_t bytes,
   return t;
 }
 
-static rmadht *create(enum rmadht_mode mode, size_t bytes,
+static rmadht *create(const struct variant *var, size_t bytes,
                       unsigned *spread) {
-  return create_vs(mode, bytes, spread, VS);
+  return create_vs(var, bytes, spread, VS);
 }
 
 static uint64_t sum_u64(uint64_t x) {
@@ -88,9 +88,9 @@ static void settle(rmadht *t) {
 enum { CROWD_KEYS = 14, CROWD_ROUNDS = 30, CROWD_MIN_ROUNDS = 3 };
 #define CROWD_SECONDS 1.0
 
-static void test_crowd(enum rmadht_mode mode) {
+static void test_crowd(const struct variant *var) {
   unsigned spread = 1;
-  rmadht *t = create(mode, (size_t)64 << 10, &spread);
+  rmadht *t = create(var, (size_t)64 << 10, &spread);
   if (!t) return;
   int per = CROWD_KEYS / nranks;
   if (per < 1) per = 1;
@@ -147,7 +147,7 @@ static void test_crowd(enum rmadht_mode mode) {
           !value_ok(outs + (size_t)k * VS, VS, id, (uint64_t)round + 1)) {
         if (lost++ < 5)
           fprintf(stderr, "rank %d mode %s round %d: key %llu status %d\n",
-                  rank, rmadht_mode_name(mode), round, (unsigned long long)id,
+                  rank, var->name, round, (unsigned long long)id,
                   status[k]);
       }
     }
@@ -197,8 +197,8 @@ static int version_plausible(uint64_t v) {
   return w >= 1 && w <= (uint64_t)nranks && it >= 1 && it <= HOT_ITERS;
 }
 
-static void test_hot(enum rmadht_mode mode) {
-  rmadht *t = create_vs(mode, (size_t)1 << 20, NULL, HVS);
+static void test_hot(const struct variant *var) {
+  rmadht *t = create_vs(var, (size_t)1 << 20, NULL, HVS);
   if (!t) return;
   unsigned char key[KS], val[HVS], out[HVS];
   if (rank == 0) {
@@ -215,7 +215,7 @@ static void test_hot(enum rmadht_mode mode) {
   uint64_t nread = 0, nok = 0, nmiss = 0, nwrite = 0, ncontended = 0,
            bad = 0;
   double deadline =
-      MPI_Wtime() + (mode == RMADHT_LOCK_FREE ? HOT_SECONDS : HOT_SECONDS / 3);
+      MPI_Wtime() + (var->mode == RMADHT_LOCK_FREE ? HOT_SECONDS : HOT_SECONDS / 3);
   int it;
   for (it = 0; it < HOT_ITERS && MPI_Wtime() < deadline; it++) {
     uint64_t id = 7000 + (uint64_t)((it * 7 + rank) % NHOT);
@@ -228,7 +228,7 @@ static void test_hot(enum rmadht_mode mode) {
       make_tagged_value(val, HVS, id, v);
       int rc = rmadht_write(t, key, val);
       nwrite++;
-      if (rc == RMADHT_ERR_CONTENDED && mode == RMADHT_LOCK_FREE)
+      if (rc == RMADHT_ERR_CONTENDED && var->mode == RMADHT_LOCK_FREE)
         ncontended++; /* bounded retries are allowed to give up */
       else
         CHECK_RC(rc, RMADHT_OK);
@@ -242,7 +242,7 @@ static void test_hot(enum rmadht_mode mode) {
         if (!tagged_value_ok(out, HVS, id, &v) || !version_plausible(v)) {
           if (bad++ < 5)
             fprintf(stderr, "rank %d mode %s: torn or foreign value for key "
-                    "%llu (version %#llx)\n", rank, rmadht_mode_name(mode),
+                    "%llu (version %#llx)\n", rank, var->name,
                     (unsigned long long)id, (unsigned long long)v);
         }
       } else {
@@ -272,7 +272,7 @@ static void test_hot(enum rmadht_mode mode) {
   CHECK(inval == misses);
   CHECK(retries >= READ_RETRIES * inval);
   CHECK(retries <= READ_RETRIES * reads);
-  if (mode != RMADHT_LOCK_FREE) {
+  if (var->mode != RMADHT_LOCK_FREE) {
     /* Under a lock no copy is ever torn. */
     CHECK(retries == 0);
     CHECK(inval == 0);
@@ -284,7 +284,7 @@ static void test_hot(enum rmadht_mode mode) {
   if (rank == 0)
     printf("hot keys %s: %llu writes, %llu reads, %llu checksum retries, "
            "%llu invalidations, %llu writes gave up\n",
-           rmadht_mode_name(mode), (unsigned long long)tot_writes,
+           var->name, (unsigned long long)tot_writes,
            (unsigned long long)tot_reads, (unsigned long long)tot_retries,
            (unsigned long long)tot_inval, (unsigned long long)tot_contended);
   settle(t);
@@ -344,17 +344,17 @@ static uint64_t count_present(rmadht *t, uint64_t base, uint64_t n) {
   return found;
 }
 
-static void evict_all_at_once(enum rmadht_mode mode, uint64_t capacity,
+static void evict_all_at_once(const struct variant *var, uint64_t capacity,
                               uint64_t total);
 
-static void test_evictions(enum rmadht_mode mode) {
+static void test_evictions(const struct variant *var) {
   unsigned char key[KS], val[VS];
   rmadht_info info;
   rmadht_stats st, g;
 
   /* (a) One writer at a time: every write that did not evict added a key,
      every eviction removed exactly one. */
-  rmadht *t = create(mode, small_bytes(), NULL);
+  rmadht *t = create(var, small_bytes(), NULL);
   if (!t) return;
   CHECK_RC(rmadht_get_info(t, &info), RMADHT_OK);
   CHECK(info.groups_per_rank == SMALL_GROUPS);
@@ -392,14 +392,14 @@ static void test_evictions(enum rmadht_mode mode) {
   for (int round = 0; round < EVICT_ROUNDS; round++) {
     if (round >= 1 && over_budget(start, EVICT_SECONDS)) break;
     int before = check_failures, failed, any;
-    evict_all_at_once(mode, capacity, total);
+    evict_all_at_once(var, capacity, total);
     /* One failing round says it all; stop before the log fills up. */
     failed = check_failures > before;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any) {
       if (rank == 0)
         fprintf(stderr, "mode %s: all-at-once eviction round %d failed\n",
-                rmadht_mode_name(mode), round);
+                var->name, round);
       break;
     }
   }
@@ -408,12 +408,12 @@ static void test_evictions(enum rmadht_mode mode) {
 /* All ranks overfill a fresh small table at once, singles and a batch
    mixed: the counters still equal the EVICTED returns, and no key
    vanishes without an eviction. */
-static void evict_all_at_once(enum rmadht_mode mode, uint64_t capacity,
+static void evict_all_at_once(const struct variant *var, uint64_t capacity,
                               uint64_t total) {
   unsigned char key[KS], val[VS];
   rmadht_stats st, g;
   uint64_t my_evicted = 0, all_evicted, present;
-  rmadht *t = create(mode, small_bytes(), NULL);
+  rmadht *t = create(var, small_bytes(), NULL);
   if (!t) return;
   enum { NB = OVERFILL / 2 };
   unsigned char *keys = malloc((size_t)NB * KS), *vals = malloc((size_t)NB * VS);
@@ -452,7 +452,7 @@ static void evict_all_at_once(enum rmadht_mode mode, uint64_t capacity,
   present = count_present(t, 20000, total);
   if (present != total - all_evicted)
     fprintf(stderr, "rank %d mode %s: %llu keys present, %llu written, "
-            "%llu evictions counted\n", rank, rmadht_mode_name(mode),
+            "%llu evictions counted\n", rank, var->name,
             (unsigned long long)present, (unsigned long long)total,
             (unsigned long long)all_evicted);
   CHECK(present == total - all_evicted);
@@ -467,9 +467,13 @@ static void evict_all_at_once(enum rmadht_mode mode, uint64_t capacity,
 
 enum { HALF_GROUPS = 16 };
 
-static void test_half_load(enum rmadht_mode mode) {
-  /* 16 groups of 8 slots per rank in every mode (64 bytes of lock words). */
-  rmadht *t = create(mode, HALF_GROUPS * SLOT_GROUP * 80 + 64, NULL);
+static void test_half_load(const struct variant *var) {
+  /* 16 groups of 8 slots per rank in every mode and path: room for the
+     tags of the node-local path (32 bytes a group), which also holds the
+     lock words (4 bytes a group, rounded to 64), and too little for a 17th
+     group either way. */
+  rmadht *t =
+      create(var, HALF_GROUPS * (SLOT_GROUP * 80 + 4 * FRONT_TAGS) + 64, NULL);
   if (!t) return;
   rmadht_info info;
   CHECK_RC(rmadht_get_info(t, &info), RMADHT_OK);
@@ -505,7 +509,7 @@ static void test_half_load(enum rmadht_mode mode) {
     make_key(keys + j * KS, KS, id);
     make_value(vals + j * VS, VS, id, 1);
   }
-  uint64_t nsingle = mode == RMADHT_LOCK_FREE ? mine / 2 : mine / 4;
+  uint64_t nsingle = var->mode == RMADHT_LOCK_FREE ? mine / 2 : mine / 4;
   MPI_Barrier(MPI_COMM_WORLD);
   for (uint64_t j = 0; j < nsingle; j++) {
     int rc = rmadht_write(t, keys + j * KS, vals + j * VS);
@@ -536,7 +540,7 @@ static void test_half_load(enum rmadht_mode mode) {
   }
   if (missing)
     fprintf(stderr, "rank %d mode %s: %llu of %llu keys missing at 50%% "
-            "load\n", rank, rmadht_mode_name(mode),
+            "load\n", rank, var->name,
             (unsigned long long)missing, (unsigned long long)total);
   CHECK(missing == 0);
   free(ids);
@@ -553,23 +557,21 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  const enum rmadht_mode modes[] = {RMADHT_LOCK_FREE, RMADHT_FINE_LOCK,
-                                    RMADHT_COARSE_LOCK};
   /* Optional arguments, for debugging: the parts to run (crowd, hot,
-     evict, half) and the mode numbers; ctest runs everything. */
+     evict, half) and the variant numbers; ctest runs everything. */
   const char *parts = argc > 1 ? argv[1] : "crowd,hot,evict,half";
-  const char *mset = argc > 2 ? argv[2] : "012";
-  for (int m = 0; m < 3; m++) {
-    if (!strchr(mset, '0' + m)) continue;
+  const char *vset = argc > 2 ? argv[2] : "0123";
+  for (int m = 0; m < N_VARIANTS; m++) {
+    if (!strchr(vset, '0' + m)) continue;
     static const char *names[] = {"crowd", "hot", "evict", "half"};
-    static void (*const fns[])(enum rmadht_mode) = {
+    static void (*const fns[])(const struct variant *) = {
         test_crowd, test_hot, test_evictions, test_half_load};
     for (int f = 0; f < 4; f++) {
       if (!strstr(parts, names[f])) continue;
       double t0 = MPI_Wtime();
-      fns[f](modes[m]);
+      fns[f](&test_variants[m]);
       if (rank == 0)
-        printf("%s %s: %.2f s\n", rmadht_mode_name(modes[m]), names[f],
+        printf("%s %s: %.2f s\n", test_variants[m].name, names[f],
                MPI_Wtime() - t0);
     }
   }

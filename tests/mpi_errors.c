@@ -101,6 +101,20 @@ static void test_bad_config_everywhere(void) {
     check_same_everywhere(try_create(MPI_COMM_WORLD, &cfg, 1, RMADHT_ERR_ARG));
   }
 
+  /* node_local is a flag; RMA and node-local both work in every mode. */
+  const int bad_flags[] = {2, -1, INT_MAX};
+  for (size_t i = 0; i < sizeof bad_flags / sizeof bad_flags[0]; i++) {
+    cfg = good_config();
+    cfg.node_local = bad_flags[i];
+    check_same_everywhere(try_create(MPI_COMM_WORLD, &cfg, 1, RMADHT_ERR_ARG));
+  }
+  for (int m = 0; m < 3; m++) {
+    cfg = good_config();
+    cfg.mode = (enum rmadht_mode)m;
+    cfg.node_local = 0;
+    check_same_everywhere(try_create(MPI_COMM_WORLD, &cfg, 1, RMADHT_OK));
+  }
+
   /* Below one group: 8 slots of 80 bytes, plus 64 bytes of lock words in
      fine-lock mode. */
   const size_t small[] = {0, 1, 80, 639};
@@ -177,6 +191,9 @@ static void test_mismatch(void) {
     one_rank_differs(odd, &c, mism);
     c = good_config();
     c.mode = RMADHT_COARSE_LOCK;
+    one_rank_differs(odd, &c, mism);
+    c = good_config();
+    c.node_local = 0; /* one rank on RMA, the others on loads and stores */
     one_rank_differs(odd, &c, mism);
     c = good_config();
     c.hash = other_hash; /* custom on one rank, default on the others */

@@ -11,10 +11,11 @@
 
 enum { KS = 16, VS = 32 };
 
-static rmadht *make(void) {
+static rmadht *make(int node_local) {
   rmadht_config cfg;
   rmadht_config_default(&cfg, KS, VS);
   cfg.bytes_per_rank = 64 << 10;
+  cfg.node_local = node_local;
   rmadht *t = NULL;
   CHECK_RC(rmadht_create(MPI_COMM_SELF, &cfg, &t), RMADHT_OK);
   return t;
@@ -52,14 +53,19 @@ static uint64_t stage(rmadht *t, uint64_t id, int epoch_delta) {
   uint64_t epoch = slot_epoch(candidate(t, &p, own)) + (uint64_t)epoch_delta;
   slot_fill(&t->layout, candidate(t, &p, free_slot), 1, epoch, STAMP_LIVE, key,
             val);
+  /* On the node-local path readers find slots by their tags. */
+  if (t->peer)
+    memcpy(t->base + slot_tags_disp(p.group[free_slot / SLOT_GROUP]) +
+               4u * (size_t)(free_slot % SLOT_GROUP),
+           &p.tag, 4);
   MPI_Win_sync(t->win);
   CHECK_RC(rmadht_read(t, key, out), RMADHT_OK);
   return value_ok(out, VS, id, 2) ? 2 : value_ok(out, VS, id, 1) ? 1 : 0;
 }
 
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  rmadht *t = make();
+/* Stages both races, dumps, restores into a table on the other path. */
+static void run(int node_local) {
+  rmadht *t = make(node_local);
   const char *path = "snapshot_copies.bin";
   if (t) {
     uint64_t newer = stage(t, 1, 5); /* the later copy has the higher epoch */
@@ -71,7 +77,7 @@ int main(int argc, char **argv) {
     if (f && !fseek(f, 0, SEEK_END)) len = ftell(f);
     if (f) fclose(f);
     CHECK(len == 48 + 2 * (KS + VS + 8)); /* one entry per key */
-    rmadht *r = make();
+    rmadht *r = make(!node_local);
     if (r) {
       CHECK_RC(rmadht_restore(r, path), RMADHT_OK);
       unsigned char key[KS], out[VS];
@@ -86,6 +92,12 @@ int main(int argc, char **argv) {
     CHECK_RC(rmadht_free(&t), RMADHT_OK);
     remove(path);
   }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  run(1);
+  run(0);
   int rc = check_finish("mpi_snapshot_copies");
   MPI_Finalize();
   return rc;

@@ -5,6 +5,29 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rmadht.h"
+
+/* The table variants the multi-rank tests cover: every mode, and lock-free
+   on both of its paths (node-local applies here, since tests run on one
+   node; RMA is what a table spanning nodes takes). */
+struct variant {
+  enum rmadht_mode mode;
+  int node_local;
+  const char *name;
+};
+static const struct variant test_variants[] = {
+    {RMADHT_LOCK_FREE, 0, "lockfree-rma"},
+    {RMADHT_LOCK_FREE, 1, "lockfree-node-local"},
+    {RMADHT_FINE_LOCK, 0, "fine"},
+    {RMADHT_COARSE_LOCK, 0, "coarse"}};
+#define N_VARIANTS 4
+
+static inline void variant_config(rmadht_config *cfg,
+                                  const struct variant *v) {
+  cfg->mode = v->mode;
+  cfg->node_local = v->node_local;
+}
+
 /* Key bytes from an id: the id, then a pattern derived from it. */
 static inline void make_key(unsigned char *k, size_t len, uint64_t id) {
   for (size_t i = 0; i < len; i++)

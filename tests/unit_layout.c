@@ -40,7 +40,7 @@ static void test_layout(void) {
   CHECK(l.slot_size == 208);
   CHECK(l.group_bytes == 8 * 208);
   CHECK(l.groups == ((size_t)1 << 20) / (8 * 208));
-  CHECK(l.locks_bytes == 0);
+  CHECK(l.front_bytes == 0);
   CHECK(l.window_bytes == l.groups * l.group_bytes);
   CHECK(l.window_bytes <= ((size_t)1 << 20));
 
@@ -73,7 +73,7 @@ static void test_layout(void) {
   CHECK_RC(slot_layout_init(&l, 80, 104, 1664, 1), RMADHT_ERR_SIZE);
   CHECK_RC(slot_layout_init(&l, 80, 104, 1664 + 63, 1), RMADHT_ERR_SIZE);
   CHECK_RC(slot_layout_init(&l, 80, 104, 1664 + 64, 1), RMADHT_OK);
-  CHECK(l.groups == 1 && l.locks_bytes == 64 && l.window_bytes == 1728);
+  CHECK(l.groups == 1 && l.front_bytes == 64 && l.window_bytes == 1728);
 
   /* Ten groups' worth of bytes: ten groups without locks, nine with (the
      lock array takes 64 bytes, and 9 * 1664 + 64 <= 16640 < 10 * 1664 +
@@ -81,31 +81,46 @@ static void test_layout(void) {
   CHECK_RC(slot_layout_init(&l, 80, 104, 16640, 0), RMADHT_OK);
   CHECK(l.groups == 10 && l.window_bytes == 16640);
   CHECK_RC(slot_layout_init(&l, 80, 104, 16640, 1), RMADHT_OK);
-  CHECK(l.groups == 9 && l.locks_bytes == 64);
+  CHECK(l.groups == 9 && l.front_bytes == 64);
   CHECK(l.window_bytes == 64 + 9 * 1664);
 
-  /* Many groups: the lock array grows by 4 bytes per group, rounded to 64,
-     and the window never exceeds the budget. */
+  /* Tags of the node-local path: 32 bytes per group, rounded to 64, so
+     one group needs 1664 + 64 and two need 2 * 1664 + 64. */
+  CHECK_RC(slot_layout_init(&l, 80, 104, 1664 + 63, FRONT_TAGS),
+           RMADHT_ERR_SIZE);
+  CHECK_RC(slot_layout_init(&l, 80, 104, 2 * 1664 + 64, FRONT_TAGS),
+           RMADHT_OK);
+  CHECK(l.groups == 2 && l.front_bytes == 64);
+  CHECK_RC(slot_layout_init(&l, 80, 104, 3 * 1664 + 64, FRONT_TAGS),
+           RMADHT_OK);
+  CHECK(l.groups == 2); /* three need 96 bytes of tags, rounded to 128 */
+
+  /* Many groups: the front array grows by 4 bytes per word and group,
+     rounded to 64, and the window never exceeds the budget. */
+  static const unsigned fronts[] = {FRONT_NONE, FRONT_LOCK, FRONT_TAGS};
   for (size_t bytes = 1728; bytes < (size_t)300000; bytes = bytes * 3 / 2 + 7) {
-    for (int locks = 0; locks <= 1; locks++) {
-      CHECK_RC(slot_layout_init(&l, 80, 104, bytes, locks), RMADHT_OK);
+    for (int f = 0; f < 3; f++) {
+      unsigned words = fronts[f];
+      CHECK_RC(slot_layout_init(&l, 80, 104, bytes, words), RMADHT_OK);
       CHECK(l.window_bytes <= bytes);
-      CHECK(l.window_bytes == l.locks_bytes + l.groups * l.group_bytes);
-      if (locks) {
-        CHECK(l.locks_bytes % 64 == 0);
-        CHECK(l.locks_bytes >= 4 * l.groups && l.locks_bytes < 4 * l.groups + 64);
-      }
+      CHECK(l.window_bytes == l.front_bytes + l.groups * l.group_bytes);
+      CHECK(l.front_bytes % 64 == 0);
+      CHECK(l.front_bytes >= 4 * words * l.groups &&
+            l.front_bytes < 4 * words * l.groups + 64);
       /* Maximal: one more group would not fit. */
       uint64_t g1 = l.groups + 1;
-      size_t locks1 = locks ? (((size_t)g1 * 4 + 63) & ~(size_t)63) : 0;
-      CHECK(locks1 + g1 * l.group_bytes > bytes);
-      /* Addressing: groups are contiguous after the locks and 64-aligned
-         relative to the window whenever slots are. */
-      CHECK(slot_group_disp(&l, 0) == l.locks_bytes);
+      size_t front1 = words ? (((size_t)g1 * 4 * words + 63) & ~(size_t)63) : 0;
+      CHECK(front1 + g1 * l.group_bytes > bytes);
+      /* Addressing: groups are contiguous after the front array and
+         64-aligned relative to the window whenever slots are. */
+      CHECK(slot_group_disp(&l, 0) == l.front_bytes);
       CHECK(slot_group_disp(&l, l.groups - 1) + l.group_bytes ==
             l.window_bytes);
-      /* The last group's lock word lies inside the lock array. */
-      if (locks) CHECK(slot_lock_disp(l.groups - 1) + 4 <= l.locks_bytes);
+      /* The last group's lock word or tags lie inside the front array. */
+      if (words == FRONT_LOCK)
+        CHECK(slot_lock_disp(l.groups - 1) + 4 <= l.front_bytes);
+      if (words == FRONT_TAGS)
+        CHECK(slot_tags_disp(l.groups - 1) + 4 * SLOT_GROUP <= l.front_bytes);
     }
   }
 
@@ -132,7 +147,7 @@ static void test_layout(void) {
   CHECK(l.window_bytes == (size_t)UINT32_MAX * 256);
   CHECK_RC(slot_layout_init(&l, 1, 1, SIZE_MAX, 1), RMADHT_OK);
   CHECK(l.groups == UINT32_MAX);
-  CHECK(l.window_bytes == l.locks_bytes + (size_t)UINT32_MAX * 256);
+  CHECK(l.window_bytes == l.front_bytes + (size_t)UINT32_MAX * 256);
 }
 
 /* ------------------------------------------------------------------ */

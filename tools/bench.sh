@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The figures of the README and issue 2: rmadht-bench on 2 ranks under both
-# MPIs, all modes with single calls, lock-free with batches of 128, and the
-# local in-process baseline.  Extra arguments go to every run (for example
-# --scale 0.2 for a quick look).  JSON lines land in bench-results/.
+# MPIs, all modes with single calls, lock-free with batches of 128, lock-free
+# again on RMA (--rma, the path of a table spanning nodes), the in-process
+# baseline, and what one MPI_Get costs (rmadht-rma-cost).  Extra arguments
+# go to every rmadht-bench run (for example --scale 0.2 for a quick look).
+# JSON lines land in bench-results/.
 set -euo pipefail
 build=${1:-build}
 shift || true
@@ -15,6 +17,10 @@ for mpi in openmpi mpich; do
     $run --local
     $run
     $run --mode lockfree --batch 128
+    $run --mode lockfree --rma
+    $run --mode lockfree --rma --batch 128
   } > "$out/$mpi.jsonl"
+  mpiexec.$mpi -n 2 $build/$mpi/bench/rmadht-rma-cost > "$out/$mpi-rma-cost.jsonl"
 done
-python3 tools/bench_table.py "$out"/openmpi.jsonl "$out"/mpich.jsonl
+python3 tools/bench_table.py "$out"/openmpi.jsonl "$out"/mpich.jsonl \
+  "$out"/openmpi-rma-cost.jsonl "$out"/mpich-rma-cost.jsonl

@@ -26,6 +26,10 @@ class Table(CollectiveHandle):
     (every rank, same order); the other calls are independent, except
     :meth:`stats_global`, :meth:`dump` and :meth:`restore`.
 
+    In lock-free mode a table whose ranks share one node reaches every
+    slot with loads and stores (``node_local``, the default); pass
+    ``node_local=False`` to keep RMA, as a table spanning nodes does.
+
     Use it as a context manager so that it is closed on every rank::
 
         with rmadht.Table(MPI.COMM_WORLD, key_size=80, value_size=104) as t:
@@ -39,7 +43,9 @@ class Table(CollectiveHandle):
 
     def __init__(self, comm: MPI.Intracomm, key_size: int, value_size: int,
                  bytes_per_rank: int = 64 << 20,
-                 mode: str = "lockfree") -> None:
+                 mode: str = "lockfree", node_local: bool = True) -> None:
+        if not isinstance(node_local, bool):
+            raise TypeError(f"node_local must be a bool, got {node_local!r}")
         for name, v in (("key_size", key_size), ("value_size", value_size),
                         ("bytes_per_rank", bytes_per_rank)):
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
@@ -50,7 +56,7 @@ class Table(CollectiveHandle):
         self.value_size = int(value_size)
         self._h = _core.Table(comm_handle(comm), self.key_size,
                               self.value_size, int(bytes_per_rank),
-                              mode_number(mode))
+                              mode_number(mode), int(node_local))
 
     # -- single items -----------------------------------------------------
 
@@ -130,7 +136,7 @@ class Table(CollectiveHandle):
 
     def info(self) -> Dict[str, Any]:
         """The table's geometry (``rmadht_info``): sizes, slots, ranks,
-        rank and mode name."""
+        rank, mode name and whether it takes the node-local path."""
         return self._h.info()
 
     def dump(self, path: PathLike) -> None:

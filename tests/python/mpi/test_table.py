@@ -22,14 +22,18 @@ def value(rank: int, i: int) -> bytes:
     return f"v{rank}-{i}".encode().ljust(VS, b".")
 
 
-def table(comm: MPI.Intracomm, mode: str = "lockfree") -> rmadht.Table:
+def table(comm: MPI.Intracomm, mode: str = "lockfree",
+          node_local: bool = True) -> rmadht.Table:
     return rmadht.Table(comm, key_size=KS, value_size=VS,
-                        bytes_per_rank=1 << 20, mode=mode)
+                        bytes_per_rank=1 << 20, mode=mode,
+                        node_local=node_local)
 
 
-@pytest.mark.parametrize("mode", ["lockfree", "fine", "coarse"])
-def test_single_items_across_ranks(comm, mode):
-    with table(comm, mode) as t:
+@pytest.mark.parametrize("mode,node_local", [
+    ("lockfree", True), ("lockfree", False), ("fine", True),
+    ("coarse", True)])
+def test_single_items_across_ranks(comm, mode, node_local):
+    with table(comm, mode, node_local) as t:
         for i in range(20):
             assert t.write(key(comm.rank, i), value(comm.rank, i)) is False
         t.flush()
@@ -47,6 +51,8 @@ def test_single_items_across_ranks(comm, mode):
     assert info["key_size"] == KS and info["value_size"] == VS
     assert info["ranks"] == comm.size and info["rank"] == comm.rank
     assert info["mode"] == mode
+    # The tests run on one node; only lock-free mode has the path.
+    assert info["node_local"] is (node_local and mode == "lockfree")
 
 
 def test_batches(comm):
@@ -117,6 +123,8 @@ def test_bad_arguments_raise(comm):
         rmadht.Table(comm, 0, VS)
     with pytest.raises(TypeError, match="value_size"):
         rmadht.Table(comm, KS, 2.5)
+    with pytest.raises(TypeError, match="node_local"):
+        rmadht.Table(comm, KS, VS, node_local=1)
     with pytest.raises(TypeError, match="Intracomm"):
         rmadht.Table("world", KS, VS)
     with pytest.raises(ValueError, match="COMM_NULL"):
