@@ -21,16 +21,19 @@ struct local_table *local_create(size_t key_size, size_t value_size,
     free(t);
     return NULL;
   }
-  t->mem = malloc(t->l.window_bytes);
+  t->mem = calloc(1, t->l.window_bytes);
   t->cand = malloc(2 * t->l.group_bytes);
   t->image = malloc(t->l.slot_size);
   if (!t->mem || !t->cand || !t->image) {
     local_free(t);
     return NULL;
   }
-  /* Touch every page now, as rmadht_create does with its window, so the
-     timed phases do not pay first-touch page faults. */
-  memset(t->mem, 0, t->l.window_bytes);
+  /* Write every page now, as rmadht_create does with its window, so the
+     timed phases do not pay page faults.  Volatile, because GCC turns a
+     malloc and a memset to zero into a calloc, which leaves fresh pages
+     unmapped: measured, a third of the write phase went to faults. */
+  for (size_t at = 0; at < t->l.window_bytes; at += 4096)
+    ((volatile unsigned char *)t->mem)[at] = 0;
   return t;
 }
 

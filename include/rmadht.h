@@ -73,7 +73,8 @@ typedef struct rmadht_config {
      reaches all slots with loads, stores and CPU atomics through an MPI
      shared-memory window, so no operation waits for a round trip; 0 keeps
      RMA.  Ignored by the locked modes, by tables spanning nodes and by
-     tables under two groups per rank (no room for the path's tags);
+     tables with no room for one slot group and the path's tags (32 bytes
+     a group, rounded up to 64);
      rmadht_get_info tells which path a table took.  README, "The
      node-local path". */
   int node_local;

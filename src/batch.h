@@ -30,7 +30,7 @@ struct scratch {
   unsigned char kind[BATCH_CHUNK];    /* enum choice_kind of a write */
   unsigned char removed[BATCH_CHUNK]; /* a remove took one copy already */
   unsigned char *cand;       /* BATCH_CHUNK * 2 groups of candidates */
-  unsigned char *image;      /* BATCH_CHUNK slot images (locked modes) */
+  unsigned char *image;      /* BATCH_CHUNK slot images (not lockfree.c) */
   int *touched_list;         /* nranks */
   unsigned char *touched;    /* nranks flags */
   int ntouched;

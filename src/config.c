@@ -52,7 +52,9 @@ int config_agree(MPI_Comm comm, const rmadht_config *cfg, int local_rc) {
     v[F_BYTES] = cfg->bytes_per_rank;
     v[F_MODE] = (uint64_t)cfg->mode;
     v[F_HASH] = cfg->hash != NULL;
-    v[F_NODE_LOCAL] = (uint64_t)cfg->node_local;
+    /* The locked modes ignore the flag, so it need not agree there. */
+    v[F_NODE_LOCAL] =
+        cfg->mode == RMADHT_LOCK_FREE ? (uint64_t)cfg->node_local : 0;
     v[F_FORMAT] = SLOT_GROUP << 16 | SLOT_HEADER;
   }
   for (int f = 0; f < NFIELDS; f++) v[NFIELDS + f] = ~v[f];

@@ -21,18 +21,18 @@
  * read:  a batch goes in three sweeps, so that the memory works on many
  *        items at once: prefetch every item's tags; prefetch the slots
  *        their tags point to; copy and judge.  A torn match is read again
- *        a few times, then reported missing.
+ *        a few times, with a growing pause, then reported missing.
  * write: copy both candidate groups, choose a slot as every mode does,
- *        compare-and-swap its claim, store the tag, then the image.  Items
+ *        wait while a write to it is in flight, compare-and-swap its
+ *        claim, store the tag, then the image, ver last.  Items
  *        run in batch order, each complete before the next, so later items
  *        win; a batch prefetches the next item's groups meanwhile.
  *
- * The tag is stored before the image, so a writer that sees an image
- * complete (and may then take its slot) also sees its tag, and its own tag
- * lands later.  Only the last resort of choose_slot, taking a slot whose
- * write is still in flight, can leave a tag that does not match the image:
- * the one entry is then invisible until its slot is written again, where
- * the RMA path would leave it torn.
+ * Order of a write's stores: claim (compare-and-swap), tag, stamp to
+ * value, and ver last.  A slot counts as done only when ver equals claim,
+ * and writers claim only done slots (they wait for the others), so writes
+ * to one slot never overlap and each one's tag lands before the next
+ * claims: a tag can be stale only while a write is in flight.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -98,11 +98,28 @@ static int nl_read(rmadht *t, size_t n, const unsigned char *keys,
   }
   for (int i = 0; i < (int)n; i++) {
     const unsigned char *key = keys + (size_t)i * ks;
+    /* A torn match is a write landing right now: give it time. */
     while (protocol_read_result(t, i, gather(t, i), key,
-                                values + (size_t)i * vs, 1, &status[i])) {
-    }
+                                values + (size_t)i * vs, 1, &status[i]))
+      protocol_backoff(s->tries[i]);
   }
   return RMADHT_OK;
+}
+
+/* C11 atomics on words of the shared window, reached through a cast: the
+   cast is sound only where an atomic 32-bit word is a plain lock-free
+   32-bit word, which these assertions demand at compile time. */
+_Static_assert(sizeof(_Atomic uint32_t) == 4, "atomic words must be plain");
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "32-bit atomics must be lock-free");
+#define WORD(p) ((_Atomic uint32_t *)(void *)(p))
+
+/* Whether a writer may claim this candidate now: not while another write
+   to it is in flight or landing, whose remaining stores would otherwise
+   mix with ours (the same key and value bytes make a write half done look
+   complete, so only ver, stored last, says it is done). */
+static int claimable(const struct slot_layout *l, const unsigned char *c) {
+  return slot_get32(c, SLOT_OFF_CLAIM) == 0 ||
+         (!slot_inflight(c) && slot_classify(l, c) != SLOT_TORN);
 }
 
 /* Claims, tags and fills the slot protocol_decide chose for item i;
@@ -116,17 +133,19 @@ static int put_item(rmadht *t, int i, const unsigned char *key,
   uint32_t expect = s->expect[i], claim = slot_next_claim(expect);
   /* The claim word is only ever changed by this compare-and-swap, on
      every rank, so it is the one word that must be atomic. */
-  if (!atomic_compare_exchange_strong(
-          (_Atomic uint32_t *)(void *)(slot + SLOT_OFF_CLAIM), &expect, claim))
+  if (!atomic_compare_exchange_strong(WORD(slot + SLOT_OFF_CLAIM), &expect,
+                                      claim))
     return 0;
-  atomic_store_explicit(
-      (_Atomic uint32_t *)(void *)(tags_of(t, i, g) + 4u * (size_t)(c % SLOT_GROUP)),
-      value ? s->place[i].tag : 0u, memory_order_relaxed);
+  atomic_store_explicit(WORD(tags_of(t, i, g) + 4u * (size_t)(c % SLOT_GROUP)),
+                        value ? s->place[i].tag : 0u, memory_order_relaxed);
   atomic_thread_fence(memory_order_release);
   unsigned char *image = batch_image(t, i);
   protocol_image(t, i, key, value, claim, image, status);
-  memcpy(slot + SLOT_OFF_VER, image + SLOT_OFF_VER, l->slot_size - SLOT_OFF_VER);
-  atomic_thread_fence(memory_order_release);
+  memcpy(slot + SLOT_OFF_STAMP, image + SLOT_OFF_STAMP,
+         l->slot_size - SLOT_OFF_STAMP);
+  /* ver last: once another writer sees it equal the claim, every store of
+     this write, the tag included, is done. */
+  atomic_store_explicit(WORD(slot + SLOT_OFF_VER), claim, memory_order_release);
   return 1;
 }
 
@@ -152,11 +171,14 @@ static int nl_write(rmadht *t, size_t n, const unsigned char *keys,
                l->group_bytes);
       atomic_thread_fence(memory_order_acquire);
       if (!protocol_decide(t, i, key, v, &status[i])) break;
-      if (!put_item(t, i, key, v, &status[i])) {
+      const unsigned char *chosen =
+          batch_cand(t, i) + (size_t)s->slot[i] * l->slot_size;
+      if (!claimable(l, chosen) || !put_item(t, i, key, v, &status[i])) {
         if (++s->tries[i] > WRITE_RETRIES) {
           status[i] = RMADHT_ERR_CONTENDED;
           break;
         }
+        protocol_backoff(s->tries[i]);
         continue;
       }
       /* A remove goes on until no copy of the key is left. */

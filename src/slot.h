@@ -12,10 +12,11 @@
  *
  * A slot is self-validating: whatever protocol wrote it, a copy taken at any
  * moment is either consistent (check matches) or recognisably torn.  That is
- * what lets lock-free readers, snapshots and a future node-local path read
+ * what lets lock-free readers, snapshots and the node-local path read
  * slots without locks.  claim is outside the checksum because it moves
- * independently: a writer bumps it atomically to own the slot, then puts
- * every other field in one MPI_Put with ver set to the claim it took.
+ * independently: a writer bumps it atomically to own the slot, then writes
+ * every other field with ver set to the claim it took (one MPI_Put, or on
+ * the node-local path stores that end with ver).
  *
  * Slots come in groups of SLOT_GROUP contiguous slots; a key has two
  * candidate groups on its owner rank (see place.c).  Per-group words sit in

@@ -18,8 +18,8 @@ static const struct protocol *protocol_of(const rmadht *t) {
 }
 
 /* Collective.  Whether the node-local path applies: asked for, lock-free,
-   every rank on this rank's node, and room for the tags (a table of one or
-   two groups may have none).  Loads and CPU atomics are only coherent with
+   every rank on this rank's node, and room for a group and its tags (the
+   tags take 32 bytes per group, rounded up to 64).  Loads and CPU atomics are only coherent with
    each other, so the path is all or nothing: one rank elsewhere, whose
    writes arrive through the network, rules it out.  On the path the table
    takes the layout with tags. */
@@ -155,17 +155,30 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
 
   int shared;
   rc = config_agree_rc(comm, wants_shared(t, cfg, &shared));
-  if (!rc) rc = allocate_window(t, shared);
+  if (!rc) rc = config_agree_rc(comm, allocate_window(t, shared));
+  if (rc) {
+    destroy(t);
+    return rc;
+  }
   t->proto = protocol_of(t);
+  if (t->peer) { /* writes complete at once: nothing is left pending */
+    pending_destroy(t->pending);
+    free(t->pending);
+    t->pending = NULL;
+  }
   /* The locked modes open their epochs per operation; the others keep one
      passive-target epoch to every rank for the table's lifetime. */
-  if (!rc && t->mode != RMADHT_COARSE_LOCK)
+  int locked = 0;
+  if (t->mode != RMADHT_COARSE_LOCK) {
     rc = rmadht_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, t->win));
+    locked = !rc;
+  }
   /* The zeroed memory must be visible before any rank reads it: sync the
      window, then agree, which doubles as the barrier. */
-  if (!rc && t->mode != RMADHT_COARSE_LOCK) rc = rmadht_mpi(MPI_Win_sync(t->win));
+  if (locked) rc = rmadht_mpi(MPI_Win_sync(t->win));
   rc = config_agree_rc(comm, rc);
   if (rc) {
+    if (locked) MPI_Win_unlock_all(t->win); /* no epoch may outlive it */
     destroy(t);
     return rc;
   }

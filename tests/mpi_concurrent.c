@@ -1,8 +1,9 @@
 /*
- * Concurrency in every mode and path: all ranks inserting different keys into the
- * same candidate groups at once lose nothing; all ranks overwriting a few
+ * Concurrency in every mode and path: all ranks inserting different keys
+ * into the same candidate groups at once lose nothing; all ranks overwriting a few
  * hot keys while others read them never yield a torn value; evictions are
- * counted exactly; a half-full table loses no key.
+ * counted exactly; a half-full table loses no key; churn over more keys
+ * than slots leaves every slot finished and findable.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -553,20 +554,134 @@ static void test_half_load(const struct variant *var) {
   CHECK_RC(rmadht_free(&t), RMADHT_OK);
 }
 
+/* ------------------------------------------------------------------ */
+/* 5. Churn: writes, removes and reads of more keys than slots          */
+/* ------------------------------------------------------------------ */
+
+/* Every rank writes, removes and reads the same CHURN_KEYS keys, all
+   hashed to one pair of groups (16 slots), so writers keep evicting and
+   overwriting slots whose write is still in flight.  Once quiet, every
+   slot must hold a finished write (on the node-local path under the right
+   tag, so that a read finds it), and every key must read as missing or
+   with a value some rank wrote for it.  The lock-free RMA path is spared
+   the slot checks: two puts to one slot can land interleaved there (its
+   remaining bytes identical to the old ones make a landing put look
+   finished), which reads catch as torn; README, "Modes". */
+enum { CHURN_KEYS = 24, CHURN_OPS = 300, CHURN_MIN_ROUNDS = 2, CVS = 48 };
+#define CHURN_SECONDS 0.6
+
+/* A rank writes the same bytes for a key every time, as a cache does:
+   then only ver tells a finished write from one still landing. */
+static int churn_version_ok(uint64_t v) {
+  return v >= 1 && v <= (uint64_t)nranks;
+}
+
+/* The owner's view of its window after the churn: slots in flight or
+   torn, and live slots whose tag does not lead to them. */
+static void churn_check_slots(rmadht *t, const struct variant *var) {
+  uint64_t unfinished = 0, bad_tags = 0, unreadable = 0;
+  unsigned char out[CVS];
+  for (uint64_t g = 0; g < t->layout.groups; g++) {
+    for (int j = 0; j < SLOT_GROUP; j++) {
+      const unsigned char *s = t->base + slot_group_disp(&t->layout, g) +
+                               (size_t)j * t->layout.slot_size;
+      if (slot_get32(s, SLOT_OFF_CLAIM) == 0) continue;
+      enum slot_kind kind = slot_classify(&t->layout, s);
+      if (slot_inflight(s) || kind == SLOT_TORN) {
+        unfinished++;
+        continue;
+      }
+      if (kind != SLOT_LIVE) continue;
+      if (t->peer) {
+        struct place p;
+        uint32_t tag;
+        rmadht_place(t, slot_key(s), &p);
+        memcpy(&tag, t->base + slot_tags_disp(g) + 4u * (size_t)j, 4);
+        bad_tags += tag != p.tag;
+      }
+      unreadable += rmadht_read(t, slot_key(s), out) != RMADHT_OK;
+    }
+  }
+  if (unfinished || bad_tags || unreadable)
+    fprintf(stderr, "%s churn: %llu slots unfinished, %llu wrong tags, "
+            "%llu live keys unreadable\n", var->name,
+            (unsigned long long)unfinished, (unsigned long long)bad_tags,
+            (unsigned long long)unreadable);
+  CHECK(unfinished == 0);
+  CHECK(bad_tags == 0);
+  CHECK(unreadable == 0);
+}
+
+static void test_churn(const struct variant *var) {
+  unsigned spread = 1;
+  rmadht *t = create_vs(var, (size_t)64 << 10, &spread, CVS);
+  if (!t) return;
+  unsigned char key[KS], val[CVS], out[CVS];
+  uint64_t rng = 0x9E3779B97F4A7C15u * (uint64_t)(rank + 1), bad = 0, v;
+  double start = MPI_Wtime();
+  for (int round = 0;
+       round < CHURN_MIN_ROUNDS || !over_budget(start, CHURN_SECONDS);
+       round++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* At least a few operations per round, then only while the budget
+       lasts: oversubscribed MPICH in a locked mode takes ~10 ms each. */
+    for (int it = 0; it < CHURN_OPS &&
+                     (it < 20 || MPI_Wtime() - start < CHURN_SECONDS);
+         it++) {
+      rng ^= rng << 13;
+      rng ^= rng >> 7;
+      rng ^= rng << 17;
+      uint64_t id = 9000 + rng % CHURN_KEYS;
+      make_key(key, KS, id);
+      unsigned op = (unsigned)(rng >> 40) % 10;
+      int rc;
+      if (op < 6) {
+        make_tagged_value(val, CVS, id, (uint64_t)rank + 1);
+        rc = rmadht_write(t, key, val);
+        CHECK(rc == RMADHT_OK || rc == RMADHT_EVICTED ||
+              (rc == RMADHT_ERR_CONTENDED && var->mode == RMADHT_LOCK_FREE));
+      } else if (op < 8) {
+        rc = rmadht_remove(t, key);
+        CHECK(rc == RMADHT_OK || rc == RMADHT_NOT_FOUND ||
+              (rc == RMADHT_ERR_CONTENDED && var->mode == RMADHT_LOCK_FREE));
+      } else {
+        rc = rmadht_read(t, key, out);
+        CHECK(rc == RMADHT_OK || rc == RMADHT_NOT_FOUND);
+        if (rc == RMADHT_OK)
+          bad += !tagged_value_ok(out, CVS, id, &v) || !churn_version_ok(v);
+      }
+    }
+    settle(t);
+    /* crowd_hash puts every key on the last rank. */
+    if (rank == nranks - 1 && (var->mode != RMADHT_LOCK_FREE || t->peer))
+      churn_check_slots(t, var);
+    for (uint64_t k = 0; k < CHURN_KEYS; k++) {
+      make_key(key, KS, 9000 + k);
+      int rc = rmadht_read(t, key, out);
+      CHECK(rc == RMADHT_OK || rc == RMADHT_NOT_FOUND);
+      if (rc == RMADHT_OK)
+        bad += !tagged_value_ok(out, CVS, 9000 + k, &v) || !churn_version_ok(v);
+    }
+  }
+  CHECK(bad == 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_RC(rmadht_free(&t), RMADHT_OK);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   /* Optional arguments, for debugging: the parts to run (crowd, hot,
-     evict, half) and the variant numbers; ctest runs everything. */
-  const char *parts = argc > 1 ? argv[1] : "crowd,hot,evict,half";
+     evict, half, churn) and the variant numbers; ctest runs everything. */
+  const char *parts = argc > 1 ? argv[1] : "crowd,hot,evict,half,churn";
   const char *vset = argc > 2 ? argv[2] : "0123";
   for (int m = 0; m < N_VARIANTS; m++) {
     if (!strchr(vset, '0' + m)) continue;
-    static const char *names[] = {"crowd", "hot", "evict", "half"};
+    static const char *names[] = {"crowd", "hot", "evict", "half", "churn"};
     static void (*const fns[])(const struct variant *) = {
-        test_crowd, test_hot, test_evictions, test_half_load};
-    for (int f = 0; f < 4; f++) {
+        test_crowd, test_hot, test_evictions, test_half_load, test_churn};
+    for (int f = 0; f < 5; f++) {
       if (!strstr(parts, names[f])) continue;
       double t0 = MPI_Wtime();
       fns[f](&test_variants[m]);

@@ -1,7 +1,8 @@
 /*
  * Regression tests for the stock-MPI behaviour rmadht is built on, in plain
- * MPI on windows made exactly as the library makes them (MPI_Win_allocate,
- * alloc_shm=true, same_size, accumulate_ordering=none), so that an MPI
+ * MPI on windows made as the library makes them (MPI_Win_allocate,
+ * alloc_shm=true, same_size, accumulate_ordering=none; the shared window
+ * of the node-local path), so that an MPI
  * upgrade or a new machine that breaks an assumption fails here, with a
  * clear name, rather than as a rare wrong answer deep in the table:
  *
@@ -14,7 +15,10 @@
  *    every rank (coarse mode; Open MPI 4.1.4 crashed in exclusive locks on
  *    MPI_Win_create windows);
  *  - 128 and more outstanding MPI_Get to each target, completed by
- *    per-target MPI_Win_flush, returning the right data.
+ *    per-target MPI_Win_flush, returning the right data;
+ *  - for the node-local path, a window from MPI_Win_allocate_shared whose
+ *    segments every rank updates with C11 compare-and-swap (exact sums)
+ *    and whose plain stores an MPI_Get sees.
  *
  * Deliberately not tested, because the stock MPIs here fail them and the
  * library avoids them: 64-bit MPI_Compare_and_swap to another rank (Open
@@ -26,6 +30,7 @@
  * Iteration counts are modest: MPICH busy-polls, and with 4 ranks on 2
  * cores every round trip may wait for a descheduled process.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,6 +382,67 @@ static void test_many_gets(MPI_Win win, unsigned char *base) {
   free(where);
 }
 
+/* The node-local path: a window from MPI_Win_allocate_shared over the
+   whole (one-node) communicator, whose segments every rank reaches with
+   loads, stores and C11 atomics through MPI_Win_shared_query.  Every rank
+   adds to counters in every segment by 32-bit compare-and-swap; the sums
+   must be exact, and an MPI_Get must see what plain stores wrote. */
+enum { SHARED_ADDS = 20000 };
+
+static void test_shared_window(void) {
+  MPI_Comm node;
+  int nnode;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                      &node);
+  MPI_Comm_size(node, &nnode);
+  MPI_Comm_free(&node);
+  if (nnode != nranks) return; /* not one node: the path does not apply */
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  unsigned char *mine;
+  MPI_Win win;
+  CHECK(MPI_Win_allocate_shared(64, 1, info, MPI_COMM_WORLD, &mine, &win) ==
+        MPI_SUCCESS);
+  MPI_Info_free(&info);
+  memset(mine, 0, 64);
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+  MPI_Win_sync(win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < SHARED_ADDS; i++) {
+    int r = (i + rank) % nranks;
+    MPI_Aint size;
+    int unit;
+    unsigned char *seg;
+    MPI_Win_shared_query(win, r, &size, &unit, &seg);
+    _Atomic uint32_t *w = (_Atomic uint32_t *)(void *)seg;
+    uint32_t old = atomic_load_explicit(w, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak(w, &old, old + 1)) {
+    }
+  }
+  uint64_t stamp = 0x5eed0000u + (uint64_t)rank;
+  memcpy(mine + 8, &stamp, 8);
+  atomic_thread_fence(memory_order_seq_cst);
+  MPI_Win_sync(win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  uint32_t total;
+  memcpy(&total, mine, 4);
+  /* Each rank's loop visits every segment SHARED_ADDS / nranks times,
+     give or take one for the remainder. */
+  uint64_t expect = 0;
+  for (int q = 0; q < nranks; q++)
+    for (int i = 0; i < SHARED_ADDS; i++) expect += (i + q) % nranks == rank;
+  CHECK(total == expect);
+  int peer = (rank + 1) % nranks;
+  uint64_t got = 0;
+  MPI_Get(&got, 8, MPI_BYTE, peer, 8, 8, MPI_BYTE, win);
+  MPI_Win_flush(peer, win);
+  CHECK(got == 0x5eed0000u + (uint64_t)peer);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_unlock_all(win);
+  MPI_Win_free(&win);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -397,6 +463,7 @@ int main(int argc, char **argv) {
   MPI_Win_free(&win);
 
   test_win_lock();
+  test_shared_window();
 
   if (rank == 0) printf("mpi_mpi_faults: %.2f s\n", MPI_Wtime() - t0);
   int rc = check_finish("mpi_mpi_faults");
