@@ -129,7 +129,8 @@ static int put_item(rmadht *t, int i, const unsigned char *key,
   struct scratch *s = t->scratch;
   const struct slot_layout *l = &t->layout;
   int c = s->slot[i], g = c / SLOT_GROUP;
-  unsigned char *slot = group_of(t, i, g) + (size_t)(c % SLOT_GROUP) * l->slot_size;
+  unsigned char *slot =
+      group_of(t, i, g) + (size_t)(c % SLOT_GROUP) * l->slot_size;
   uint32_t expect = s->expect[i], claim = slot_next_claim(expect);
   /* The claim word is only ever changed by this compare-and-swap, on
      every rank, so it is the one word that must be atomic. */

@@ -18,11 +18,11 @@ static const struct protocol *protocol_of(const rmadht *t) {
 }
 
 /* Collective.  Whether the node-local path applies: asked for, lock-free,
-   every rank on this rank's node, and room for a group and its tags (the
-   tags take 32 bytes per group, rounded up to 64).  Loads and CPU atomics are only coherent with
-   each other, so the path is all or nothing: one rank elsewhere, whose
-   writes arrive through the network, rules it out.  On the path the table
-   takes the layout with tags. */
+   every rank on this rank's node, and room for a group and its tags (32
+   bytes per group, rounded up to 64).  Loads and CPU atomics are only
+   coherent with each other, so the path is all or nothing: one rank
+   elsewhere, whose writes arrive through the network, rules it out.  On
+   the path the table takes the layout with tags. */
 static int wants_shared(rmadht *t, const rmadht_config *cfg, int *shared) {
   *shared = 0;
   if (!cfg->node_local || t->mode != RMADHT_LOCK_FREE) return RMADHT_OK;
@@ -58,9 +58,11 @@ static int query_peers(rmadht *t) {
 }
 
 /* Reads one byte per page of the other ranks' windows, so that their pages
-   are mapped into this process now rather than by a page fault at the
-   first access, measured at a sixth of the benchmark's time.  Only after
-   every owner has touched its own pages, or they would be placed here. */
+   are mapped into this process now rather than by a page fault at each
+   page's first access, in the middle of timed work.  Each rank then keeps
+   page tables for the whole table (2 MB per GB with 4 KB pages), as it
+   would after touching it all anyway.  Only after every owner has written
+   its own pages, or they would be placed on this rank's NUMA node. */
 static void map_peers(rmadht *t) {
   unsigned char sum = 0;
   for (int r = 0; r < t->nranks; r++) {

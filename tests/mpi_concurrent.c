@@ -1,9 +1,9 @@
 /*
  * Concurrency in every mode and path: all ranks inserting different keys
- * into the same candidate groups at once lose nothing; all ranks overwriting a few
- * hot keys while others read them never yield a torn value; evictions are
- * counted exactly; a half-full table loses no key; churn over more keys
- * than slots leaves every slot finished and findable.
+ * into the same candidate groups at once lose nothing; all ranks
+ * overwriting a few hot keys while others read them never yield a torn
+ * value; evictions are counted exactly; a half-full table loses no key;
+ * churn over more keys than slots leaves every slot finished and findable.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,7 +216,8 @@ static void test_hot(const struct variant *var) {
   uint64_t nread = 0, nok = 0, nmiss = 0, nwrite = 0, ncontended = 0,
            bad = 0;
   double deadline =
-      MPI_Wtime() + (var->mode == RMADHT_LOCK_FREE ? HOT_SECONDS : HOT_SECONDS / 3);
+      MPI_Wtime() +
+      (var->mode == RMADHT_LOCK_FREE ? HOT_SECONDS : HOT_SECONDS / 3);
   int it;
   for (it = 0; it < HOT_ITERS && MPI_Wtime() < deadline; it++) {
     uint64_t id = 7000 + (uint64_t)((it * 7 + rank) % NHOT);
