@@ -59,16 +59,21 @@ static inline unsigned char *tags_of(rmadht *t, int i, int g) {
   return t->peer[p->rank] + slot_tags_disp(p->group[g]);
 }
 
+/* Where item i's candidate groups and their tags are. */
+static void locate(rmadht *t, int i, const unsigned char **group,
+                   const unsigned char **tags) {
+  for (int g = 0; g < t->scratch->place[i].ngroups; g++) {
+    group[g] = group_of(t, i, g);
+    tags[g] = tags_of(t, i, g);
+  }
+}
+
 /* Copies the candidates of item i whose tag matches into the item's
    candidate buffer; returns how many. */
 static int gather(rmadht *t, int i) {
   const unsigned char *group[2], *tags[2];
-  int ngroups = t->scratch->place[i].ngroups;
-  for (int g = 0; g < ngroups; g++) {
-    group[g] = group_of(t, i, g);
-    tags[g] = tags_of(t, i, g);
-  }
-  int k = search_gather(&t->layout, group, tags, ngroups,
+  locate(t, i, group, tags);
+  int k = search_gather(&t->layout, group, tags, t->scratch->place[i].ngroups,
                         t->scratch->place[i].tag, batch_cand(t, i));
   /* Order the copies before their judgement, on CPUs weaker than x86. */
   atomic_thread_fence(memory_order_acquire);
@@ -85,15 +90,16 @@ static int nl_read(rmadht *t, size_t n, const unsigned char *keys,
   for (int i = 0; i < (int)n; i++)
     for (int g = 0; g < s->place[i].ngroups; g++) PREFETCH(tags_of(t, i, g));
   for (int i = 0; i < (int)n; i++) {
-    for (int g = 0; g < s->place[i].ngroups; g++) {
-      const unsigned char *tags = tags_of(t, i, g);
-      for (int j = 0; j < SLOT_GROUP; j++) {
-        if (slot_get32(tags, 4u * (size_t)j) != s->place[i].tag) continue;
-        const unsigned char *slot =
-            group_of(t, i, g) + (size_t)j * t->layout.slot_size;
-        for (size_t at = 0; at < t->layout.slot_size; at += 64)
-          PREFETCH(slot + at);
-      }
+    const unsigned char *group[2], *tags[2];
+    int hits[2 * SLOT_GROUP];
+    locate(t, i, group, tags);
+    int k = search_tags(tags, s->place[i].ngroups, s->place[i].tag, hits);
+    for (int h = 0; h < k; h++) {
+      const unsigned char *slot = group[hits[h] / SLOT_GROUP] +
+                                  (size_t)(hits[h] % SLOT_GROUP) *
+                                      t->layout.slot_size;
+      for (size_t at = 0; at < t->layout.slot_size; at += 64)
+        PREFETCH(slot + at);
     }
   }
   for (int i = 0; i < (int)n; i++) {
@@ -128,16 +134,17 @@ static int put_item(rmadht *t, int i, const unsigned char *key,
                     const unsigned char *value, int *status) {
   struct scratch *s = t->scratch;
   const struct slot_layout *l = &t->layout;
-  int c = s->slot[i], g = c / SLOT_GROUP;
+  int c = s->slot[i];
   unsigned char *slot =
-      group_of(t, i, g) + (size_t)(c % SLOT_GROUP) * l->slot_size;
+      t->peer[s->place[i].rank] + protocol_slot_disp(t, i, c);
   uint32_t expect = s->expect[i], claim = slot_next_claim(expect);
   /* The claim word is only ever changed by this compare-and-swap, on
      every rank, so it is the one word that must be atomic. */
   if (!atomic_compare_exchange_strong(WORD(slot + SLOT_OFF_CLAIM), &expect,
                                       claim))
     return 0;
-  atomic_store_explicit(WORD(tags_of(t, i, g) + 4u * (size_t)(c % SLOT_GROUP)),
+  atomic_store_explicit(WORD(tags_of(t, i, c / SLOT_GROUP) +
+                             4u * (size_t)(c % SLOT_GROUP)),
                         value ? s->place[i].tag : 0u, memory_order_relaxed);
   atomic_thread_fence(memory_order_release);
   unsigned char *image = batch_image(t, i);

@@ -33,18 +33,27 @@ int search_key(const struct slot_layout *l, const unsigned char *cand,
   return best >= 0 ? best : torn ? SEARCH_TORN : SEARCH_NONE;
 }
 
+int search_tags(const unsigned char *const *tags, int ngroups, uint32_t tag,
+                int *hits) {
+  int k = 0;
+  for (int g = 0; g < ngroups; g++)
+    for (int j = 0; j < SLOT_GROUP; j++)
+      if (slot_get32(tags[g], 4u * (size_t)j) == tag)
+        hits[k++] = g * SLOT_GROUP + j;
+  return k;
+}
+
 int search_gather(const struct slot_layout *l,
                   const unsigned char *const *group,
                   const unsigned char *const *tags, int ngroups, uint32_t tag,
                   unsigned char *dst) {
-  int k = 0;
-  for (int g = 0; g < ngroups; g++) {
-    for (int j = 0; j < SLOT_GROUP; j++) {
-      if (slot_get32(tags[g], 4u * (size_t)j) != tag) continue;
-      memcpy(dst + (size_t)k++ * l->slot_size,
-             group[g] + (size_t)j * l->slot_size, l->slot_size);
-    }
-  }
+  int hits[2 * SLOT_GROUP];
+  int k = search_tags(tags, ngroups, tag, hits);
+  for (int h = 0; h < k; h++)
+    memcpy(dst + (size_t)h * l->slot_size,
+           group[hits[h] / SLOT_GROUP] +
+               (size_t)(hits[h] % SLOT_GROUP) * l->slot_size,
+           l->slot_size);
   return k;
 }
 

@@ -17,6 +17,11 @@
 int search_key(const struct slot_layout *l, const unsigned char *cand,
                int nslots, const void *key, int skip);
 
+/* The candidates (g * SLOT_GROUP + j) of ngroups groups whose tag, in
+   tags[g] (slot.h), is tag; returns how many, at most 2 * SLOT_GROUP. */
+int search_tags(const unsigned char *const *tags, int ngroups, uint32_t tag,
+                int *hits);
+
 /* Copies to dst the slots of ngroups groups whose tag is tag; returns how
    many.  group[g] points to a group's SLOT_GROUP slots and tags[g] to its
    SLOT_GROUP tags (slot.h), in live memory that writers may be changing:
