@@ -54,37 +54,48 @@ class ChemistryTally:
     phreeqc_s: float = 0.0
 
 
+#: Packages a worker may hold while enough remain.  With two, its next
+#: package is already waiting when it answers, so it does not sit idle for
+#: the master's poll and turnaround (both ranks sleep between probes).
+PREFETCH = 2
+
+
 def dispatch(channel: Channel, workers: list[int], packages: list[np.ndarray],
              states: np.ndarray, results: np.ndarray) -> ChemistryTally:
     """Runs every package on the workers; fills results row by row.
 
-    First every idle worker gets a package, then each answer frees its
-    worker for the next one.  After a failure no new package is sent, the
-    outstanding ones are collected, and WorkerFailure is raised.
+    Every worker first gets one package, then a second while at least one
+    package per worker remains; each answer frees room for the next one,
+    first come, first served.  Near the end every worker holds one at most,
+    so that no package waits behind another while a worker idles.  After a
+    failure no new package is sent, the outstanding ones are collected, and
+    WorkerFailure is raised.
     """
     tally = ChemistryTally()
     start = time.perf_counter()
     queue = deque(range(len(packages)))
-    idle = deque(workers)
-    busy: dict[int, int] = {}
+    held: dict[int, deque[int]] = {worker: deque() for worker in workers}
     failure: str | None = None
-    while queue or busy:
-        while queue and idle and failure is None:
-            worker, package = idle.popleft(), queue.popleft()
-            cells = packages[package]
-            channel.send(worker, TAG_WORK, (package, states[cells]))
-            busy[worker] = package
-        if not busy:
+    while True:
+        for depth in range(1, PREFETCH + 1):
+            for worker in workers:
+                if (failure is None and queue and len(held[worker]) < depth
+                        and (depth == 1 or len(queue) >= len(workers))):
+                    package = queue.popleft()
+                    channel.send(worker, TAG_WORK, (package, states[packages[package]]))
+                    held[worker].append(package)
+        if not any(held.values()):
             break
         source, tag, payload = channel.receive()
-        if source not in busy:
+        if not held.get(source):
             raise RtsimError(f"unexpected message (tag {tag}) from rank {source}")
-        del busy[source]
-        idle.append(source)
         if tag == TAG_FAILURE:
+            # A worker answers its packages in order: the oldest one failed.
+            held[source].popleft()
             failure = failure or f"worker rank {source}: {payload}"
             queue.clear()
-        elif tag == TAG_RESULT:
+        elif tag == TAG_RESULT and payload.package in held[source]:
+            held[source].remove(payload.package)
             results[packages[payload.package]] = payload.results
             tally.lookups += payload.lookups
             tally.hits += payload.hits
@@ -111,6 +122,8 @@ def stop_workers(channel: Channel, workers: list[int], abort: bool) -> list[dict
         if tag == TAG_STATS:
             stats[source] = payload
         # A package result or failure still in flight after an abort is moot.
+    # Each worker took every message before it answered the stop.
+    channel.close()
     return [stats[w] for w in workers]
 
 

@@ -26,25 +26,50 @@ class Channel(Protocol):
     """What the dispatcher needs from MPI; tests substitute a fake."""
 
     def send(self, dest: int, tag: int, payload: Any) -> None:
-        """Sends a message (returns once the payload may be reused)."""
+        """Sends a message; the payload may be reused at once."""
 
     def receive(self, source: int | None = None) -> tuple[int, int, Any]:
         """Waits for the next message; returns (source, tag, payload)."""
 
+    def close(self) -> None:
+        """Waits until every message sent has been taken."""
+
 
 class MpiChannel:
-    """A Channel over an mpi4py communicator that waits without spinning."""
+    """A Channel over an mpi4py communicator that waits without spinning.
 
-    def __init__(self, comm: Any, sleep_s: float = POLL_SLEEP_S) -> None:
+    With background_sends, send returns at once and the message leaves
+    while this rank goes on probing.  The master needs that to hand a busy
+    worker its next package: a message above the MPI's eager limit (a few
+    KiB) waits for its receiver, and a worker takes it only once its
+    current package is done.  Workers send blocking: a background send of a
+    large result would only move while the worker is inside MPI, not while
+    it runs PHREEQC, and the master would wait for it.
+    """
+
+    def __init__(self, comm: Any, sleep_s: float = POLL_SLEEP_S,
+                 background_sends: bool = False) -> None:
         from mpi4py import MPI
 
         self._mpi = MPI
         self.comm = comm
         self.sleep_s = sleep_s
+        self.background_sends = background_sends
+        self._sending: list[Any] = []
 
     def send(self, dest: int, tag: int, payload: Any) -> None:
-        """Sends a pickled payload."""
-        self.comm.send(payload, dest=dest, tag=tag)
+        """Sends a pickled payload (in the background if so configured)."""
+        if not self.background_sends:
+            self.comm.send(payload, dest=dest, tag=tag)
+            return
+        self._sending = [request for request in self._sending if not request.test()[0]]
+        self._sending.append(self.comm.isend(payload, dest=dest, tag=tag))
+
+    def close(self) -> None:
+        """Waits until every message sent has been taken."""
+        for request in self._sending:
+            request.wait()
+        self._sending.clear()
 
     def receive(self, source: int | None = None) -> tuple[int, int, Any]:
         """Probes and sleeps until a message arrives, then receives it."""

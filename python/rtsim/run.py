@@ -141,7 +141,7 @@ def _run_master(comm: Any, scenario: Scenario, options: RunOptions,
     except AgreedError as exc:
         print(f"rtsim: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    channel = MpiChannel(comm)
+    channel = MpiChannel(comm, background_sends=True)
     workers = list(range(1, comm.Get_size()))
     initial, injected = fields
     started = time.perf_counter()

@@ -30,14 +30,14 @@ def test_eq2_edge_cases():
     assert eq2_error(ref, shifted) == pytest.approx(0.1 / 2.0)
 
 
-def _fake_run(path, runtime, chemistry, offset, dht):
+def _fake_run(path, runtime, chemistry, offset, dht, drifting=slice(None)):
     grid = Grid(GridSpec(nx=3, ny=2, lx=3.0, ly=2.0, depth=1.0, porosity=0.25,
                          permeability=1e-13, viscosity=1e-3))
     path.mkdir()
     names = ["Ca", "pH", "Calcite"]
     for it in (0, 5, 10):
         fields = np.ones((grid.cells, 3)) * [1e-4, 9.0, 2e-4]
-        fields[0] *= 1 + offset * it  # every variable drifts a little
+        fields[0, drifting] *= 1 + offset * it  # in one cell, variables drift a little
         write_snapshot(path, it, it * 10.0, fields, names, grid)
     summary = {"runtime_s": runtime, "chemistry_s": chemistry, "compare_variables": names,
                "dht": {"hit_rate": 0.9, "evictions": 0, "checksum_retries": 0} if dht else None}
@@ -57,6 +57,21 @@ def test_compare_writes_json_and_png(tmp_path):
     assert errors[0] == 0.0 and 0 < errors[1] < errors[2] == saved["max_error"]
     text = table(result)
     assert "hit rate" in text and "90.0%" in text and "2.50x" in text
+
+
+def test_variable_errors_show_what_a_zero_eq2_hides(tmp_path):
+    _fake_run(tmp_path / "ref", 10.0, 8.0, 0.0, False)
+    _fake_run(tmp_path / "dht", 4.0, 2.0, 1e-6, True, drifting=[0])  # Ca only
+    result, _ = compare_command(tmp_path / "ref", tmp_path / "dht", None, None)
+    # pH and Calcite match exactly, so the geometric mean of eq. 2 is 0 ...
+    assert result["max_error"] == 0.0
+    # ... while Ca is off by 1e-5 in one of six cells at iteration 10.
+    last = result["error_per_iteration"][-1]["variables"]
+    assert last["Ca"] == pytest.approx(1e-5 / math.sqrt(6), rel=1e-3)
+    assert last["pH"] == last["Calcite"] == 0.0
+    assert result["max_variable_error"] == pytest.approx(
+        {"Ca": last["Ca"], "pH": 0.0, "Calcite": 0.0})
+    assert "worst variable" in table(result) and "Ca" in table(result)
 
 
 def test_compare_rejects_a_directory_without_summary(tmp_path):

@@ -27,6 +27,7 @@ def test_dol2d_is_simdol2d():
     assert sc.flow.injection_pressure == 15e5 and sc.flow.outflow_pressure == 10e5
     assert sc.minerals[0].initial == 2.07e-4
     assert sc.injection.totals == {"Mg": 0.001, "Cl": 0.002}
+    assert (sc.iterations, sc.dt) == (300, 10 * 86400.0)  # POET's 300 steps of 10 days
 
 
 def _write(tmp_path, text):
