@@ -55,8 +55,8 @@ class ChemistryTally:
 
 
 #: Packages a worker may hold while enough remain.  With two, its next
-#: package is already waiting when it answers, so it does not sit idle for
-#: the master's poll and turnaround (both ranks sleep between probes).
+#: package is already on its way when it answers, so it does not sit idle
+#: for the master's poll and turnaround (both ranks sleep between probes).
 PREFETCH = 2
 
 
@@ -64,10 +64,11 @@ def dispatch(channel: Channel, workers: list[int], packages: list[np.ndarray],
              states: np.ndarray, results: np.ndarray) -> ChemistryTally:
     """Runs every package on the workers; fills results row by row.
 
-    Every worker first gets one package, then a second while at least one
-    package per worker remains; each answer frees room for the next one,
-    first come, first served.  Near the end every worker holds one at most,
-    so that no package waits behind another while a worker idles.  After a
+    Every worker first gets one package, then a second while PREFETCH
+    packages per worker remain in the queue; each answer frees room for the
+    next one, first come, first served.  Once fewer remain, nobody gets a
+    second one: the last packages go to whichever worker is free, and a
+    package queued earlier waits behind at most one other.  After a
     failure no new package is sent, the outstanding ones are collected, and
     WorkerFailure is raised.
     """
@@ -80,7 +81,7 @@ def dispatch(channel: Channel, workers: list[int], packages: list[np.ndarray],
         for depth in range(1, PREFETCH + 1):
             for worker in workers:
                 if (failure is None and queue and len(held[worker]) < depth
-                        and (depth == 1 or len(queue) >= len(workers))):
+                        and (depth == 1 or len(queue) >= PREFETCH * len(workers))):
                     package = queue.popleft()
                     channel.send(worker, TAG_WORK, (package, states[packages[package]]))
                     held[worker].append(package)
@@ -89,10 +90,9 @@ def dispatch(channel: Channel, workers: list[int], packages: list[np.ndarray],
         source, tag, payload = channel.receive()
         if not held.get(source):
             raise RtsimError(f"unexpected message (tag {tag}) from rank {source}")
-        if tag == TAG_FAILURE:
-            # A worker answers its packages in order: the oldest one failed.
-            held[source].popleft()
-            failure = failure or f"worker rank {source}: {payload}"
+        if tag == TAG_FAILURE and payload[0] in held[source]:
+            held[source].remove(payload[0])
+            failure = failure or f"worker rank {source}: {payload[1]}"
             queue.clear()
         elif tag == TAG_RESULT and payload.package in held[source]:
             held[source].remove(payload.package)

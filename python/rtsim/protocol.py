@@ -16,7 +16,7 @@ MASTER = 0
 TAG_WORK = 1  # master -> worker: (package id, states)
 TAG_RESULT = 2  # worker -> master: PackageResult
 TAG_CONTROL = 3  # master -> worker: ("snapshot", path) or ("stop", None)
-TAG_FAILURE = 4  # worker -> master: error message
+TAG_FAILURE = 4  # worker -> master: (package id, error message)
 TAG_STATS = 5  # worker -> master at shutdown: WorkerStats as a dict
 
 POLL_SLEEP_S = 2e-4

@@ -107,7 +107,8 @@ def sweep_command(args: argparse.Namespace) -> int:
                 cmp_ = compare_runs(reference, run_dir)
                 results.append({"mode": mode, "aqueous": a, "mineral": m,
                                 "max_error": cmp_["max_error"], "hit_rate": cmp_["hit_rate"],
-                                "chemistry_speedup": cmp_["chemistry_speedup"]})
+                                "chemistry_speedup": cmp_["chemistry_speedup"],
+                                "max_variable_error": cmp_["max_variable_error"]})
                 print(f"{mode} {a}:{m}  max error {cmp_['max_error']:.2e}  "
                       f"hit rate {100 * cmp_['hit_rate']:.1f}%", flush=True)
     table = markdown(results, modes)

@@ -90,7 +90,7 @@ def serve(channel: Channel, engine: ChemistryEngine, cache: CellCache | None,
                              compute_package(engine, cache, package, states, dt, stats))
             except Exception as exc:  # noqa: BLE001 - any failure must reach the master
                 message = str(exc) if isinstance(exc, RtsimError) else f"{type(exc).__name__}: {exc}"
-                channel.send(MASTER, TAG_FAILURE, message)
+                channel.send(MASTER, TAG_FAILURE, (package, message))
         elif tag == TAG_CONTROL:
             command, argument = payload
             if command == "stop":

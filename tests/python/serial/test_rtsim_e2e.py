@@ -170,3 +170,22 @@ def test_missing_bindings_give_a_clear_error(tmp_path):
     done = rtsim(2, "run", SMALL, tmp_path / "out", "--dht", env=env, timeout=60)
     assert done.returncode != 0
     assert "--dht needs the rmadht Python bindings" in done.stderr
+
+
+def test_sweep_writes_a_table_and_every_run(tmp_path):
+    if rmadht_missing():
+        pytest.skip(rmadht_missing())
+    done = subprocess.run([sys.executable, "-m", "rtsim", "sweep", tmp_path, "--scenario", SMALL,
+                           "--np", "2", "--aqueous", "5", "--mineral", "2", "--modes", "log,raw",
+                           "--iterations", "4"],
+                          env=ENV, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "sweep.json").read_text())["results"]
+    assert [(r["mode"], r["aqueous"], r["mineral"]) for r in results] == [("log", 5, 2),
+                                                                       ("raw", 5, 2)]
+    for r in results:
+        assert 0 < r["hit_rate"] < 1 and r["max_error"] < 1e-5
+        assert set(r["max_variable_error"]) == {"C", "Ca", "Mg", "pH", "Calcite", "Dolomite"}
+    table = (tmp_path / "sweep.md").read_text()
+    assert "| Class 1 (aqueous) | Class 2 (minerals) | Log error |" in table
+    assert re.search(r"\| 5 \| 2 \| [0-9.e+-]+ \| [0-9.]+% \| [0-9.e+-]+ \| [0-9.]+% \|", table)
