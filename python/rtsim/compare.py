@@ -48,9 +48,7 @@ def eq2_error(ref: np.ndarray, test: np.ndarray, scales: Sequence[float] | None 
     for that reason.
     """
     errors = [e for e in relative_rmse(ref, test, scales) if e is not None]
-    if not errors:
-        return 0.0
-    if min(errors) == 0.0:
+    if not errors or min(errors) == 0.0:
         return 0.0
     return math.exp(sum(math.log(e) for e in errors) / len(errors))
 

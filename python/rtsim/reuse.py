@@ -2,12 +2,12 @@
 """``rtsim reuse``: the best hit rate any cache could reach on a run.
 
 002 advises checking the rounding on preliminary runs before an expensive
-one. This answers the question that comes first: could a cache pay here at
-all? It replays a reference run's chemistry inputs, every cell's state
+one.  This answers the question that comes first: could a cache pay here
+at all?  It replays a reference run's chemistry inputs, every cell's state
 after transport at every iteration (recomputed from the previous
 snapshot), through an rmadht surrogate cache with the scenario's rounding
 on this process alone, and counts every key seen before, in any cell and
-any earlier iteration or earlier in the same one, as a hit. Nothing is
+any earlier iteration or earlier in the same one, as a hit.  Nothing is
 left out for a phase change and no two workers miss the same key at once,
 so ``rtsim run --dht`` can only fall short of it: if this figure is low,
 no rounding within the error budget will make the cache pay.
