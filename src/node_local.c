@@ -95,9 +95,7 @@ static int nl_read(rmadht *t, size_t n, const unsigned char *keys,
     locate(t, i, group, tags);
     int k = search_tags(tags, s->place[i].ngroups, s->place[i].tag, hits);
     for (int h = 0; h < k; h++) {
-      const unsigned char *slot = group[hits[h] / SLOT_GROUP] +
-                                  (size_t)(hits[h] % SLOT_GROUP) *
-                                      t->layout.slot_size;
+      const unsigned char *slot = search_hit_slot(&t->layout, group, hits[h]);
       for (size_t at = 0; at < t->layout.slot_size; at += 64)
         PREFETCH(slot + at);
     }

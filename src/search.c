@@ -50,9 +50,7 @@ int search_gather(const struct slot_layout *l,
   int hits[2 * SLOT_GROUP];
   int k = search_tags(tags, ngroups, tag, hits);
   for (int h = 0; h < k; h++)
-    memcpy(dst + (size_t)h * l->slot_size,
-           group[hits[h] / SLOT_GROUP] +
-               (size_t)(hits[h] % SLOT_GROUP) * l->slot_size,
+    memcpy(dst + (size_t)h * l->slot_size, search_hit_slot(l, group, hits[h]),
            l->slot_size);
   return k;
 }

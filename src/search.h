@@ -22,6 +22,12 @@ int search_key(const struct slot_layout *l, const unsigned char *cand,
 int search_tags(const unsigned char *const *tags, int ngroups, uint32_t tag,
                 int *hits);
 
+/* Candidate hit (g * SLOT_GROUP + j) of search_tags in the groups group. */
+static inline const unsigned char *search_hit_slot(
+    const struct slot_layout *l, const unsigned char *const *group, int hit) {
+  return group[hit / SLOT_GROUP] + (size_t)(hit % SLOT_GROUP) * l->slot_size;
+}
+
 /* Copies to dst the slots of ngroups groups whose tag is tag; returns how
    many.  group[g] points to a group's SLOT_GROUP slots and tags[g] to its
    SLOT_GROUP tags (slot.h), in live memory that writers may be changing:

@@ -173,8 +173,9 @@ def test_missing_bindings_give_a_clear_error(tmp_path):
 
 
 def test_sweep_writes_a_table_and_every_run(tmp_path):
-    if rmadht_missing():
-        pytest.skip(rmadht_missing())
+    missing = rmadht_missing()
+    if missing:
+        pytest.skip(missing)
     done = subprocess.run([sys.executable, "-m", "rtsim", "sweep", tmp_path, "--scenario", SMALL,
                            "--np", "2", "--aqueous", "5", "--mineral", "2", "--modes", "log,raw",
                            "--iterations", "4"],
