@@ -6,10 +6,22 @@
  *        a torn match is re-read a few times, then reported missing.
  * write: get the candidates (round trip 1), pick a slot, compare-and-swap
  *        its claim from the value seen to the next (round trip 2), then put
- *        everything but the claim, left to complete at this rank's next
- *        synchronisation with the target.  A lost claim means another writer
- *        took the slot first: read again and choose again.  Two writers can
- *        therefore never fill the same free slot with different keys.
+ *        the bytes of the new image that differ from the copy, left to
+ *        complete at this rank's next synchronisation with the target.  A
+ *        lost claim means another writer took the slot first: read again
+ *        and choose again.  Two writers can therefore never fill the same
+ *        free slot with different keys.
+ *
+ * Why only the bytes that differ: a put lands in whatever order the MPI
+ * moves its bytes, and nothing tells another writer when it is complete
+ * but the slot itself.  Were a byte equal to the one it replaces still in
+ * flight, the slot would look finished (claim == ver, checksum right), a
+ * second writer could claim it, and the late byte would then land on the
+ * second write and tear it for good.  When every byte in flight differs
+ * from the one it replaces, the slot reads in flight or torn until the
+ * last lands.  Writers claim only finished slots (slot_claimable) and
+ * read again otherwise, so writes to one slot never overlap.  Spin checks
+ * both halves in model/ (docs/model.md).
  *
  * The claim is 32-bit because Open MPI 4.1.4 crashes in a 64-bit
  * MPI_Compare_and_swap to another rank; 32-bit works on both MPIs.
@@ -42,6 +54,27 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
   return RMADHT_OK;
 }
 
+/* Puts the bytes of image from ver on that differ from seen, the copy the
+   claim was taken on (and so the slot's content), one put per run. */
+static int put_changes(rmadht *t, int rank, uint64_t disp,
+                       const unsigned char *image, const unsigned char *seen) {
+  size_t n = t->layout.slot_size;
+  for (size_t at = SLOT_OFF_VER; at < n;) {
+    if (image[at] == seen[at]) {
+      at++;
+      continue;
+    }
+    size_t end = at + 1;
+    while (end < n && image[end] != seen[end]) end++;
+    int rc = rmadht_mpi(MPI_Put(image + at, (int)(end - at), MPI_BYTE, rank,
+                                (MPI_Aint)(disp + at), (int)(end - at),
+                                MPI_BYTE, t->win));
+    if (rc) return rc;
+    at = end;
+  }
+  return RMADHT_OK;
+}
+
 static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
                     const unsigned char *values, int *status) {
   struct scratch *s = t->scratch;
@@ -58,10 +91,23 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
     if (rc) return rc;
 
     int nclaim = 0;
+    unsigned waited = 0;
     for (int w = 0; w < nwave; w++) {
       int i = s->wave[w];
       const unsigned char *v = values ? values + i * vs : NULL;
       if (!protocol_decide(t, i, keys + i * ks, v, &status[i])) continue;
+      if (!slot_claimable(&t->layout, batch_cand(t, i) +
+                                          (size_t)s->slot[i] *
+                                              t->layout.slot_size)) {
+        /* Another rank's write to it is landing: wait, then read again. */
+        if (++s->tries[i] > WRITE_RETRIES) {
+          status[i] = RMADHT_ERR_CONTENDED;
+          continue;
+        }
+        if (s->tries[i] > waited) waited = s->tries[i];
+        protocol_requeue(t, &ntodo, i);
+        continue;
+      }
       s->claim[i] = slot_next_claim(s->expect[i]);
       int rank = s->place[i].rank;
       rc = rmadht_mpi(MPI_Compare_and_swap(
@@ -93,17 +139,17 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
                              &image);
       if (rc) return rc;
       protocol_image(t, i, key, v, s->claim[i], image, &status[i]);
-      /* The claim word stays out of the put: it is only ever changed by
+      /* The claim word stays out of the puts: it is only ever changed by
          compare-and-swap, and accumulates and puts may not overlap. */
-      size_t len = t->layout.slot_size - SLOT_OFF_VER;
-      rc = rmadht_mpi(MPI_Put(
-          image + SLOT_OFF_VER, (int)len, MPI_BYTE, p->rank,
-          (MPI_Aint)(protocol_slot_disp(t, i, s->slot[i]) + SLOT_OFF_VER),
-          (int)len, MPI_BYTE, t->win));
+      rc = put_changes(t, p->rank, protocol_slot_disp(t, i, s->slot[i]),
+                       image,
+                       batch_cand(t, i) +
+                           (size_t)s->slot[i] * t->layout.slot_size);
       if (rc) return rc;
       if (!v && protocol_more_copies(t, i, key))
         protocol_requeue(t, &ntodo, i);
     }
+    if (waited) protocol_backoff(waited);
   }
   return RMADHT_OK;
 }

@@ -117,15 +117,6 @@ _Static_assert(sizeof(_Atomic uint32_t) == 4, "atomic words must be plain");
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "32-bit atomics must be lock-free");
 #define WORD(p) ((_Atomic uint32_t *)(void *)(p))
 
-/* Whether a writer may claim this candidate now: not while another write
-   to it is in flight or landing, whose remaining stores would otherwise
-   mix with ours (the same key and value bytes make a write half done look
-   complete, so only ver, stored last, says it is done). */
-static int claimable(const struct slot_layout *l, const unsigned char *c) {
-  return slot_get32(c, SLOT_OFF_CLAIM) == 0 ||
-         (!slot_inflight(c) && slot_classify(l, c) != SLOT_TORN);
-}
-
 /* Claims, tags and fills the slot protocol_decide chose for item i;
    returns 0 if another writer claimed it first. */
 static int put_item(rmadht *t, int i, const unsigned char *key,
@@ -179,7 +170,7 @@ static int nl_write(rmadht *t, size_t n, const unsigned char *keys,
       if (!protocol_decide(t, i, key, v, &status[i])) break;
       const unsigned char *chosen =
           batch_cand(t, i) + (size_t)s->slot[i] * l->slot_size;
-      if (!claimable(l, chosen) || !put_item(t, i, key, v, &status[i])) {
+      if (!slot_claimable(l, chosen) || !put_item(t, i, key, v, &status[i])) {
         if (++s->tries[i] > WRITE_RETRIES) {
           status[i] = RMADHT_ERR_CONTENDED;
           break;

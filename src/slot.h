@@ -124,6 +124,20 @@ uint64_t slot_checksum(const struct slot_layout *l, const unsigned char *s);
 enum slot_kind slot_classify(const struct slot_layout *l,
                              const unsigned char *s);
 
+/* Whether a lock-free writer may claim the slot of this copy now: never
+   claimed, or its last write done (claim == ver and the copy consistent).
+   Not while another write to it is in flight or landing, whose remaining
+   bytes would otherwise mix with ours and could leave it torn for good
+   (docs/model.md).  A claimed slot with stamp 0 is a first write whose ver
+   has landed before its stamp: landing, not empty. */
+static inline int slot_claimable(const struct slot_layout *l,
+                                 const unsigned char *s) {
+  if (slot_get32(s, SLOT_OFF_CLAIM) == 0) return 1;
+  if (slot_inflight(s)) return 0;
+  enum slot_kind k = slot_classify(l, s);
+  return k == SLOT_LIVE || k == SLOT_TOMB;
+}
+
 /* Writes a complete slot image into s: claim and ver set to claim, the
    stamp from epoch and state, key, value (NULL: zeros, for tombstones) and
    the checksum. */
