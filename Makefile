@@ -18,7 +18,7 @@ VENVS := $(addprefix venv-,$(MPIS))
 C_TESTS := $(addprefix test-c-,$(MPIS))
 PY_TESTS := $(addprefix test-py-,$(MPIS))
 
-.PHONY: all deps test demo bench clean $(BUILDS) $(VENVS) $(C_TESTS) $(PY_TESTS)
+.PHONY: all deps test test-model demo bench clean $(BUILDS) $(VENVS) $(C_TESTS) $(PY_TESTS)
 
 all: $(BUILDS)
 
@@ -46,7 +46,11 @@ $(PY_TESTS): test-py-%: venv-%
 	RTSIM_MPIEXEC=mpiexec.$* $(VENV)/$*/bin/python -m pytest -q --color=no \
 	  -p no:cacheprovider tests/python/serial
 
-test: $(C_TESTS) $(PY_TESTS)
+test: test-model $(C_TESTS) $(PY_TESTS)
+
+# The Spin model of the lock-free slot protocol (docs/model.md).
+test-model: deps
+	@bash model/check.sh
 
 demo: venv-openmpi
 	@bash tools/demo.sh $(VENV)/openmpi

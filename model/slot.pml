@@ -14,6 +14,9 @@
  *   FIX_DIFF      RMA: a write puts only the bytes that differ from the
  *                 copy it read, so every byte still in flight differs from
  *                 the one it replaces (the RMA race fix)
+ *   WAIT_LOOSE    FIX_WAIT as first written: a claimed slot whose copy
+ *                 has stamp 0 (empty) counts as finished
+ *   FRESH         the scenario starts from a never-written slot
  *   UPDATE        the scenario is two atomic increments of one key
  *                 (rmadht_update: value computed from the copy read in
  *                 round trip 1, a lost claim re-reads and recomputes)
@@ -35,9 +38,7 @@
 #define NS 1
 #endif
 #define NP 3      /* clients: two writers and a reader/remover */
-#ifndef NOPS
 #define NOPS 1    /* operations per client */
-#endif
 #define NC 5      /* chunks of a slot */
 #define NCP 6     /* pending stores per client: the chunks and the tag */
 #define C_VER 0
@@ -94,7 +95,11 @@ byte opk[NP * NOPS], opkey[NP * NOPS], opval[NP * NOPS];
 #define INFL(j) (cc[j] != CV(j, C_VER))
 #define BUSY(j) (INFL(j) || TORN(j))
 #define FREE(j) (cc[j] == 0 || (!INFL(j) && TOMB(j)))
+#ifdef WAIT_LOOSE
 #define CLAIMABLE(j) (cc[j] == 0 || (!INFL(j) && !TORN(j)))
+#else
+#define CLAIMABLE(j) (cc[j] == 0 || (!INFL(j) && (LIVE(j) || TOMB(j))))
+#endif
 #define EPOCH(j) (CV(j, C_STAMP) >> 2)
 
 /* Whether the new image equals the copy in chunk c (check: same content). */
@@ -271,7 +276,7 @@ write_again:
           anybusy = 0;
           j = 0;
           do
-          :: j < NS -> anybusy = anybusy || (cc[j] != 0 && BUSY(j)); j++
+          :: j < NS -> anybusy = anybusy || !CLAIMABLE(j); j++
           :: else -> break
           od;
           j = 0;
@@ -293,7 +298,8 @@ write_again:
         fi;
 #endif
 #if defined(UPDATE) && !defined(UPD_NOWAIT)
-        /* An absent key may be on its way into any busy candidate. */
+        /* An absent key may be on its way into any candidate another
+           write holds (not claimable, as the claim rule judges it). */
         if
         :: opkind == OP_INC && found == NONE && anybusy ->
            unchanged_wait(); goto write_again
@@ -444,16 +450,21 @@ init {
   bool istorn;
   d_step {
 #ifdef UPDATE
-    /* Two increments of key 1, absent at first, beside a writer of key
-       2: no increment may be lost. */
+    /* Two increments of key 1, absent at first, with two free slots: no
+       increment may be lost.  (No reader: the other scenarios check
+       reads.) */
     OP(0, 0, OP_INC, 1, 0);
     OP(1, 0, OP_INC, 1, 0);
-    OP(2, 0, OP_WRITE, 2, 1);
-    OP(2, 1, OP_READ, 1, 0);
+#elif defined(FRESH)
+    /* The slot was never written: writer 0 inserts key 1, writer 1 key 2
+       (evicting it if it comes second), the third client reads key 1. */
+    OP(0, 0, OP_WRITE, 1, 1);
+    OP(1, 0, OP_WRITE, 2, 2);
+    OP(2, 0, OP_READ, 1, 0);
 #else
     /* Slot 0 holds key 1 = value 1, finished.  Writer 0 writes the same
-       bytes again, then key 2 (an eviction); writer 1 overwrites key 1;
-       the third client reads key 1 and removes key 2. */
+       bytes again; writer 1 writes key 2, which evicts key 1; the third
+       client reads key 1. */
     img_ver[1] = 1; img_stamp[1] = 1 * 4 + LIVE_BIT; img_key[1] = 1;
     img_val[1] = 1; nimg = 2;
     claim[0] = 1;
