@@ -10,11 +10,20 @@
  *
  * Calls marked "collective" must be made by every rank of the table's
  * communicator in the same order.  All other calls are independent.
+ * A bad argument on some ranks of a collective call (a NULL output pointer
+ * or path, a bad configuration field) makes every rank return the same
+ * error: the ranks agree on their local checks before any returns.  The
+ * one exception is a NULL table (or cache) handle: a rank without a handle
+ * has no communicator to agree over, so it returns RMADHT_ERR_ARG at once
+ * and the other ranks wait for it in the call.
  * A table handle must not be used by two threads at once.
  *
  * Every function returns RMADHT_OK (0), a positive outcome (RMADHT_NOT_FOUND,
  * RMADHT_EVICTED) or a negative error code; rmadht_strerror() explains each.
  * The library never aborts, exits or prints.
+ *
+ * The surrogate cache has its own header, rmadht_cache.h; POET's DHT API
+ * is in rmadht_poet.h.
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
@@ -32,6 +41,16 @@ extern "C" {
 #define RMADHT_VERSION_MAJOR 0
 #define RMADHT_VERSION_MINOR 1
 #define RMADHT_VERSION_PATCH 0
+
+/* Marks every function of the public API.  The library is compiled with
+   hidden visibility, so these are the only symbols it exports: internal
+   functions can be renamed without changing the ABI, and cannot clash with
+   an application's own functions of the same name. */
+#if defined(__GNUC__) || defined(__clang__)
+#define RMADHT_API __attribute__((visibility("default")))
+#else
+#define RMADHT_API
+#endif
 
 /* Outcomes (>= 0) and errors (< 0). */
 enum rmadht_code {
@@ -90,46 +109,47 @@ typedef struct rmadht_stats {
 /* Fills cfg with defaults: lock-free, 64 MiB per rank, XXH3, node-local
    access where possible.  Start every configuration from here, so fields
    added later get their defaults. */
-void rmadht_config_default(rmadht_config *cfg, size_t key_size,
-                           size_t value_size);
+RMADHT_API void rmadht_config_default(rmadht_config *cfg, size_t key_size,
+                                      size_t value_size);
 
 /* Collective.  Creates a table over comm (which is duplicated).  Arguments
    are checked on every rank and compared across ranks; on any problem every
    rank returns the same error and *out is NULL. */
-int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out);
+RMADHT_API int rmadht_create(MPI_Comm comm, const rmadht_config *cfg,
+                             rmadht **out);
 
 /* Collective.  Completes pending writes, frees the table, sets *t = NULL. */
-int rmadht_free(rmadht **t);
+RMADHT_API int rmadht_free(rmadht **t);
 
 /* Stores value under key: RMADHT_OK, or RMADHT_EVICTED when the key took the
    place of the least recently written of its candidates.  The write is
    visible to this rank at once and to others after rmadht_flush() here. */
-int rmadht_write(rmadht *t, const void *key, const void *value);
+RMADHT_API int rmadht_write(rmadht *t, const void *key, const void *value);
 
 /* Copies the value of key into value: RMADHT_OK or RMADHT_NOT_FOUND (value
    untouched).  Never returns a torn value. */
-int rmadht_read(rmadht *t, const void *key, void *value);
+RMADHT_API int rmadht_read(rmadht *t, const void *key, void *value);
 
 /* Removes key: RMADHT_OK or RMADHT_NOT_FOUND. */
-int rmadht_remove(rmadht *t, const void *key);
+RMADHT_API int rmadht_remove(rmadht *t, const void *key);
 
 /* n packed keys (n * key_size bytes) and values (n * value_size).  status[i]
    gets the code the single call would return for item i; the call returns
    RMADHT_OK or an error.  Later items of a write batch win over earlier ones
    with the same key. */
-int rmadht_read_batch(rmadht *t, size_t n, const void *keys, void *values,
-                      int *status);
-int rmadht_write_batch(rmadht *t, size_t n, const void *keys,
-                       const void *values, int *status);
+RMADHT_API int rmadht_read_batch(rmadht *t, size_t n, const void *keys,
+                                 void *values, int *status);
+RMADHT_API int rmadht_write_batch(rmadht *t, size_t n, const void *keys,
+                                  const void *values, int *status);
 
 /* Completes every write this rank issued: afterwards they are visible to
    all ranks. */
-int rmadht_flush(rmadht *t);
+RMADHT_API int rmadht_flush(rmadht *t);
 
 /* This rank's counters. */
-int rmadht_get_stats(const rmadht *t, rmadht_stats *out);
+RMADHT_API int rmadht_get_stats(const rmadht *t, rmadht_stats *out);
 /* Collective.  Counters summed over all ranks, on every rank. */
-int rmadht_get_stats_global(rmadht *t, rmadht_stats *sum);
+RMADHT_API int rmadht_get_stats_global(rmadht *t, rmadht_stats *sum);
 
 /* Geometry of a created table, for sizing and reports. */
 typedef struct rmadht_info {
@@ -139,104 +159,27 @@ typedef struct rmadht_info {
   enum rmadht_mode mode;
   int node_local; /* 1 when this table takes the node-local path */
 } rmadht_info;
-int rmadht_get_info(const rmadht *t, rmadht_info *out);
+RMADHT_API int rmadht_get_info(const rmadht *t, rmadht_info *out);
 
 /* Collective and quiescent (no rank may read or write the table meanwhile).
    Dump writes every live entry of every rank into one file with MPI-IO;
    restore inserts every entry of such a file through the normal write path,
    so the table may have another rank count or size.  A bad file leaves the
    table untouched and every rank returns the same error. */
-int rmadht_dump(rmadht *t, const char *path);
-int rmadht_restore(rmadht *t, const char *path);
+RMADHT_API int rmadht_dump(rmadht *t, const char *path);
+RMADHT_API int rmadht_restore(rmadht *t, const char *path);
 
 /* A static English message for any code above; never NULL. */
-const char *rmadht_strerror(int code);
-const char *rmadht_mode_name(enum rmadht_mode mode);
+RMADHT_API const char *rmadht_strerror(int code);
+/* The code's name as a static string ("RMADHT_ERR_ARG"), for logs and
+   bindings; "RMADHT_UNKNOWN" for a code not listed above, never NULL. */
+RMADHT_API const char *rmadht_errname(int code);
+RMADHT_API const char *rmadht_mode_name(enum rmadht_mode mode);
 
-/* ------------------------------------------------------------------------
- * Surrogate cache: approximated lookup of a function's results.
- *
- * A table whose key is a row of inputs rounded to per-input significant
- * digits (optionally of log10|x|), and whose value is the row of outputs
- * computed for it, followed by the exact inputs it was computed from (so
- * a caller can see how far the cached point lies from its query).  Inputs
- * that round alike share one entry; see De Lucia et al., POET, sect. 2.4.3.
- *
- * Rounding is exact and canonical: the key holds each rounded value as an
- * integer significand and decimal exponent, 0.0 and -0.0 agree, negative
- * values keep their sign, ties go to the even digit.  With log10 set for an
- * input, log10|x| is rounded instead, and x = 0 (or below zero_below) and
- * negative x get keys no positive x can have.  A row with a NaN or infinite
- * input is never stored or matched; the nonfinite counter records it.
- * ---------------------------------------------------------------------- */
-
-typedef struct rmadht_cache rmadht_cache; /* opaque */
-
-typedef struct rmadht_cache_config {
-  size_t n_inputs, n_outputs;   /* doubles per row, both > 0 */
-  const int *digits;            /* n_inputs significant digits, 1..15;
-                                   NULL: 7 for every input */
-  const unsigned char *log10;   /* n_inputs flags: round log10|x| instead
-                                   of x; NULL: log10 for every input */
-  double zero_below;            /* |x| below this counts as exactly 0;
-                                   finite, >= 0; 0 disables */
-  size_t bytes_per_rank;        /* as rmadht_config */
-  enum rmadht_mode mode;
-} rmadht_cache_config;
-
-typedef struct rmadht_cache_stats {
-  uint64_t lookups,     /* rows looked up */
-      lookup_hits,      /* rows found */
-      stores,           /* rows stored */
-      dropped,          /* rows store gave up on under contention
-                           (RMADHT_ERR_CONTENDED): lost, not an error */
-      nonfinite;        /* rows of lookups and stores skipped because an
-                           input was NaN or infinite */
-  rmadht_stats table;   /* the underlying table's counters */
-} rmadht_cache_stats;
-
-/* Fills cfg with POET's defaults: 7 digits of log10|x| for every input
-   (digits and log10 NULL), zero_below 1e-13, lock-free, 64 MiB per rank. */
-void rmadht_cache_config_default(rmadht_cache_config *cfg, size_t n_inputs,
-                                 size_t n_outputs);
-
-/* Collective.  Creates a cache over comm; the configuration (digits and
-   log10 flags included) must be the same on every rank, else every rank
-   returns RMADHT_ERR_MISMATCH.  Errors as rmadht_create; *out NULL then. */
-int rmadht_cache_create(MPI_Comm comm, const rmadht_cache_config *cfg,
-                        rmadht_cache **out);
-
-/* Collective.  Frees the cache and its table, sets *c = NULL. */
-int rmadht_cache_free(rmadht_cache **c);
-
-/* Looks up n rows of n_inputs doubles in one batch (one table batch per
-   1024 rows, so working memory stays bounded).  hit[i] is 1 and
-   outputs row i (n_outputs doubles) holds the cached result, or hit[i] is
-   0 and the row is set to NaN.  Rows with a NaN or infinite input miss.
-   Returns RMADHT_OK or an error. */
-int rmadht_cache_lookup(rmadht_cache *c, size_t n, const double *inputs,
-                        double *outputs, unsigned char *hit);
-
-/* As rmadht_cache_lookup; cached_inputs row i (n_inputs doubles) also gets
-   the exact inputs the hit's outputs were computed from (NaN on a miss). */
-int rmadht_cache_lookup_inputs(rmadht_cache *c, size_t n,
-                               const double *inputs, double *outputs,
-                               double *cached_inputs, unsigned char *hit);
-
-/* Stores n rows of outputs computed for n rows of inputs, in one batch;
-   rows with a NaN or infinite input are skipped.  Like rmadht_write_batch,
-   the rows are visible to this rank at once and to other ranks after
-   rmadht_flush() of the table (rmadht_cache_get_table). */
-int rmadht_cache_store(rmadht_cache *c, size_t n, const double *inputs,
-                       const double *outputs);
-
-/* This rank's counters; the collective variant sums them over all ranks. */
-int rmadht_cache_get_stats(const rmadht_cache *c, rmadht_cache_stats *out);
-int rmadht_cache_get_stats_global(rmadht_cache *c, rmadht_cache_stats *sum);
-
-/* The table underneath, owned by the cache: for rmadht_flush, dump and
-   restore, stats and info.  Do not free it. */
-int rmadht_cache_get_table(rmadht_cache *c, rmadht **out);
+/* The library's version at run time, "MAJOR.MINOR.PATCH": the one an
+   application was linked against, which the RMADHT_VERSION_* macros of the
+   header it was compiled with need not match. */
+RMADHT_API const char *rmadht_version(void);
 
 #ifdef __cplusplus
 }

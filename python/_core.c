@@ -21,7 +21,7 @@
 
 #include <stdlib.h>
 
-#include "rmadht.h"
+#include "rmadht_cache.h"
 
 static PyObject *error_type; /* rmadht.errors.Error */
 
