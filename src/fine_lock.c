@@ -1,6 +1,7 @@
 /*
- * Fine-lock protocol: a readers/writer lock word per slot group, as in seed
- * 000 section 3.2, driven by MPI atomics inside the lock_all epoch.
+ * Fine-lock protocol: a readers/writer lock word per slot group, as in
+ * Lübke et al. 2024, sect. 3.2, driven by MPI atomics inside the lock_all
+ * epoch.
  *
  * The lock word is 32-bit: bit 31 marks a writer, the rest count readers.
  *   reader: fetch-and-add 1; if a writer held it, subtract 1 and retry.
