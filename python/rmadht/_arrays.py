@@ -68,7 +68,7 @@ def as_matrix(a: Any, dtype: type, cols: int, name: str,
     return np.ascontiguousarray(a)
 
 
-def as_bytes(b: Any, size: int, name: str) -> bytes | np.ndarray:
+def as_bytes(b: Any, size: int, name: str) -> bytes | bytearray | memoryview | np.ndarray:
     """One key or value: bytes-like of exactly size bytes."""
     if isinstance(b, np.ndarray):
         if b.dtype != np.uint8 or b.shape != (size,):

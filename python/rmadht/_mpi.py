@@ -58,7 +58,7 @@ def agreed(comm: MPI.Intracomm, check: Callable[[], T]) -> T:
     Returns:
         What ``check`` returned on this rank.
     """
-    result, problem = None, None
+    problem = None
     try:
         result = check()
     except (TypeError, ValueError) as exc:
