@@ -13,9 +13,9 @@
  * A bad argument on some ranks of a collective call (a NULL output pointer
  * or path, a bad configuration field) makes every rank return the same
  * error: the ranks agree on their local checks before any returns.  The
- * one exception is a NULL table (or cache) handle: a rank without a handle
- * has no communicator to agree over, so it returns RMADHT_ERR_ARG at once
- * and the other ranks wait for it in the call.
+ * one exception is a NULL table (or cache) handle, or MPI_COMM_NULL passed
+ * to a create call: such a rank has no communicator to agree over, so it
+ * returns RMADHT_ERR_ARG at once and the other ranks wait for it.
  * A table handle must not be used by two threads at once.
  *
  * Every function returns RMADHT_OK (0), a positive outcome (RMADHT_NOT_FOUND,
@@ -165,7 +165,9 @@ RMADHT_API int rmadht_get_info(const rmadht *t, rmadht_info *out);
    Dump writes every live entry of every rank into one file with MPI-IO;
    restore inserts every entry of such a file through the normal write path,
    so the table may have another rank count or size.  A bad file leaves the
-   table untouched and every rank returns the same error. */
+   table untouched and every rank returns the same error.  path must be the
+   same on every rank (else RMADHT_ERR_MISMATCH); NULL or "" on any rank
+   gives RMADHT_ERR_ARG on all. */
 RMADHT_API int rmadht_dump(rmadht *t, const char *path);
 RMADHT_API int rmadht_restore(rmadht *t, const char *path);
 
