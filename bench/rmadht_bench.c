@@ -1,5 +1,5 @@
 /*
- * rmadht-bench: the synthetic benchmark of seed 000 section 4.2.
+ * rmadht-bench: the synthetic benchmark of Lübke et al. 2024, sect. 4.2.
  *
  * Per mode and key distribution: a write-only phase, a read-only phase over
  * the same keys, and a mixed phase (95% reads, 5% writes).  One JSON object
