@@ -26,8 +26,8 @@ static void decode(const unsigned char *in) {
   /* The entry size restore derives from the header: exact, or 0 when the
      sizes overflow, never a wrapped small number. */
   uint64_t e = snap_entry_bytes(h.key_size, h.value_size);
-  if (h.key_size <= UINT64_MAX - SNAP_CHECK_BYTES - h.value_size &&
-      h.value_size <= UINT64_MAX - SNAP_CHECK_BYTES)
+  if (h.value_size <= UINT64_MAX - SNAP_CHECK_BYTES &&
+      h.key_size <= UINT64_MAX - SNAP_CHECK_BYTES - h.value_size)
     FUZZ_CHECK(e == h.key_size + h.value_size + SNAP_CHECK_BYTES);
   else
     FUZZ_CHECK(e == 0);
