@@ -35,7 +35,7 @@ for t in "${targets[@]}"; do
   rc=$?
   end=$(date +%s)
   grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log"
-  grep -E '^#[0-9]+ +DONE' "$log" | tail -n 1
+  grep -E '^Done [0-9]+ runs' "$log" | tail -n 1
   echo "fuzz_$t: exit $rc after $((end - start)) s"
   if [ $rc -ne 0 ]; then
     tail -n 60 "$log"
