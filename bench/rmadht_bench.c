@@ -64,6 +64,15 @@ static int do_reads(struct target *x, size_t n, const unsigned char *keys,
   return 0;
 }
 
+/* The first error among n stores' statuses, else 0; counts evictions. */
+static int tally_stores(const struct target *x, size_t n, struct counts *c) {
+  for (size_t i = 0; i < n; i++) {
+    if (x->status[i] < 0) return x->status[i];
+    c->evictions += x->status[i] == RMADHT_EVICTED;
+  }
+  return 0;
+}
+
 static int do_writes(struct target *x, size_t n, const unsigned char *keys,
                      const unsigned char *vals, struct counts *c) {
   const struct options *o = x->o;
@@ -77,12 +86,8 @@ static int do_writes(struct target *x, size_t n, const unsigned char *keys,
     int rc = rmadht_write_batch(x->t, n, keys, vals, x->status);
     if (rc < 0) return rc;
   }
-  for (size_t i = 0; i < n; i++) {
-    if (x->status[i] < 0) return x->status[i];
-    c->evictions += x->status[i] == RMADHT_EVICTED;
-  }
   c->writes += n;
-  return 0;
+  return tally_stores(x, n, c);
 }
 
 /* The update the benchmark measures: a counter in the value's first 8
@@ -106,12 +111,8 @@ static int do_updates(struct target *x, size_t n, const unsigned char *keys,
                                  NULL);
     if (rc < 0) return rc;
   }
-  for (size_t i = 0; i < n; i++) {
-    if (x->status[i] < 0) return x->status[i];
-    c->evictions += x->status[i] == RMADHT_EVICTED;
-  }
   c->updates += n;
-  return 0;
+  return tally_stores(x, n, c);
 }
 
 /* Keys and values for a phase, built before the clock starts. */

@@ -24,13 +24,10 @@ static uint64_t crowd_hash(const void *key, size_t len, void *arg) {
 }
 
 static rmadht *create(const struct variant *var, int crowd) {
-  rmadht_config cfg;
-  rmadht_config_default(&cfg, KS, VS);
-  variant_config(&cfg, var);
-  cfg.bytes_per_rank = 1 << 20;
-  if (crowd) cfg.hash = crowd_hash;
   rmadht *t = NULL;
-  CHECK_RC(rmadht_create(MPI_COMM_WORLD, &cfg, &t), RMADHT_OK);
+  CHECK_RC(variant_create(var, KS, VS, 1 << 20, crowd ? crowd_hash : NULL,
+                          NULL, &t),
+           RMADHT_OK);
   return t;
 }
 

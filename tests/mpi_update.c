@@ -28,16 +28,10 @@ static uint64_t crowd_hash(const void *key, size_t len, void *arg) {
 }
 
 static rmadht *create(const struct variant *var, unsigned *spread) {
-  rmadht_config cfg;
-  rmadht_config_default(&cfg, KS, VS);
-  variant_config(&cfg, var);
-  cfg.bytes_per_rank = 1 << 20;
-  if (spread) {
-    cfg.hash = crowd_hash;
-    cfg.hash_arg = spread;
-  }
   rmadht *t = NULL;
-  CHECK_RC(rmadht_create(MPI_COMM_WORLD, &cfg, &t), RMADHT_OK);
+  CHECK_RC(variant_create(var, KS, VS, 1 << 20, spread ? crowd_hash : NULL,
+                          spread, &t),
+           RMADHT_OK);
   return t;
 }
 
