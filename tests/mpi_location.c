@@ -170,7 +170,7 @@ static void batches(const struct variant *var) {
 }
 
 /* Eviction: rank 0 writes 17 keys into 16 candidate slots; the first
-   key's location then holds another key. */
+   key's location then holds another key.  The writes' probes are known. */
 static void evicted(const struct variant *var) {
   rmadht *t = create(var, 1);
   if (!t) return;
@@ -191,6 +191,11 @@ static void evicted(const struct variant *var) {
     uint64_t qid;
     memcpy(&qid, k2, 8);
     CHECK(memcmp(k2, key, KS) != 0 && qid == 16 && value_ok(got, VS, 16, 1));
+    /* Write k found k other keys among its candidates, the 17th all 16:
+       write_probes adds one more per write. */
+    rmadht_stats st;
+    CHECK_RC(rmadht_get_stats(t, &st), RMADHT_OK);
+    CHECK(st.write_probes == 16 * 17 / 2 + 17);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK_RC(rmadht_free(&t), RMADHT_OK);
