@@ -67,7 +67,9 @@ enum rmadht_code {
   RMADHT_ERR_FILE = -8,        /* snapshot file missing or unreadable      */
   RMADHT_ERR_FORMAT = -9,      /* snapshot file foreign, corrupt or of
                                   another version or key/value size        */
-  RMADHT_ERR_IO = -10          /* snapshot write failed                    */
+  RMADHT_ERR_IO = -10,         /* snapshot write failed                    */
+  RMADHT_ERR_LOCATION = -11    /* not a location of this table, or out of
+                                  range                                    */
 };
 
 /* Consistency protocols, chosen at run time; see README "Modes". */
@@ -102,8 +104,13 @@ typedef struct rmadht_config {
 typedef struct rmadht_stats {
   uint64_t reads, hits, misses, writes, evictions, removes,
       checksum_retries, invalidations,
-      round_trips; /* completed RMA synchronisations (flushes, unlocks)
+      round_trips, /* completed RMA synchronisations (flushes, unlocks)
                       this rank waited for */
+      updates,     /* update items applied (each once, not per retry) */
+      write_probes; /* over stored writes and updates: candidate slots that
+                       held another live key when the slot was chosen, plus
+                       one; divided by writes + stored updates, the mean
+                       number of candidates a write examined */
 } rmadht_stats;
 
 /* Fills cfg with defaults: lock-free, 64 MiB per rank, XXH3, node-local
@@ -170,6 +177,92 @@ RMADHT_API int rmadht_get_info(const rmadht *t, rmadht_info *out);
    gives RMADHT_ERR_ARG on all. */
 RMADHT_API int rmadht_dump(rmadht *t, const char *path);
 RMADHT_API int rmadht_restore(rmadht *t, const char *path);
+
+/* ------------------------------------------------------------------------
+ * Atomic update by key, entry locations, emptying a table.
+ * ---------------------------------------------------------------------- */
+
+/* What an update function decides for its key. */
+enum rmadht_update_action {
+  RMADHT_UPDATE_KEEP = 0,   /* leave the key as it is, present or absent */
+  RMADHT_UPDATE_STORE = 1,  /* store the (changed) value buffer under key */
+  RMADHT_UPDATE_REMOVE = 2  /* remove the key */
+};
+
+/* The caller's update function.  item is the index of the key in a batch
+   (0 for rmadht_update); value is value_size bytes holding the key's
+   current value when found is 1 and zeros when found is 0; the function may
+   change it and returns one of the actions above (anything else fails the
+   item with RMADHT_ERR_ARG and changes nothing).
+   It runs on the calling rank and may run more than once for one item (in
+   lock-free mode, after another writer won the race for the key's slot):
+   it must have no side effects other than what it records in arg for that
+   item, which the last call overwrites. */
+typedef int (*rmadht_update_fn)(void *arg, size_t item, const void *key,
+                                void *value, int found);
+
+/* Where an entry is: the table it belongs to, owner rank and slot.  Opaque
+   and copyable; valid as long as the table lives.  An all-zero location
+   belongs to no table. */
+typedef struct rmadht_location {
+  uint64_t opaque[2];
+} rmadht_location;
+
+/* Applies fn to the current value of key, atomically with respect to every
+   other write, remove and update of that key on any rank, in every mode and
+   on both paths: no update is lost.  Returns what the chosen action's
+   single call would: STORE -> RMADHT_OK or RMADHT_EVICTED; REMOVE ->
+   RMADHT_OK or RMADHT_NOT_FOUND; KEEP -> RMADHT_OK (found) or
+   RMADHT_NOT_FOUND.  Costs what a write costs (README, "Atomic update and
+   locations").  loc may be NULL; otherwise it receives where the key's
+   entry is after the update (undefined when the key is absent then).  A
+   stored value is visible to other ranks after rmadht_flush(), as a
+   write's. */
+RMADHT_API int rmadht_update(rmadht *t, const void *key, rmadht_update_fn fn, void *arg,
+                  rmadht_location *loc);
+
+/* Batch form: n packed keys; status[i] and locs[i] (locs may be NULL) as
+   the single call.  One round trip per target per wave, like
+   rmadht_write_batch; two items with the same key are applied in order. */
+RMADHT_API int rmadht_update_batch(rmadht *t, size_t n, const void *keys,
+                        rmadht_update_fn fn, void *arg, int *status,
+                        rmadht_location *locs);
+
+/* rmadht_write / rmadht_write_batch that also report where each entry went
+   (loc / locs[i], not NULL).  A rewrite of a key still in place keeps its
+   location. */
+RMADHT_API int rmadht_write_loc(rmadht *t, const void *key, const void *value,
+                     rmadht_location *loc);
+RMADHT_API int rmadht_write_batch_loc(rmadht *t, size_t n, const void *keys,
+                           const void *values, int *status,
+                           rmadht_location *locs);
+
+/* Reads the slot at loc in one round trip: RMADHT_OK with the key stored
+   there copied into key and its value into value, so the caller sees when
+   the slot now holds another key (overwritten or evicted since);
+   RMADHT_NOT_FOUND when the slot is empty, removed or torn (key and value
+   untouched); RMADHT_ERR_LOCATION for a location of another table or out
+   of range.  key may be NULL. */
+RMADHT_API int rmadht_read_loc(rmadht *t, const rmadht_location *loc, void *key,
+                    void *value);
+
+/* Batch form: n locations, n packed keys (keys may be NULL) and values;
+   status[i] as the single call.  One round trip per target. */
+RMADHT_API int rmadht_read_loc_batch(rmadht *t, size_t n, const rmadht_location *locs,
+                          void *keys, void *values, int *status);
+
+/* The owner rank and slot index (0 .. slots_per_rank - 1) of a location,
+   and the location of a rank and slot of this table, for APIs that carry
+   locations as numbers (POET's process and index).  RMADHT_ERR_LOCATION
+   when out of range or of another table. */
+RMADHT_API int rmadht_location_split(const rmadht *t, const rmadht_location *loc,
+                          int *rank, uint64_t *slot);
+RMADHT_API int rmadht_location_join(const rmadht *t, int rank, uint64_t slot,
+                         rmadht_location *loc);
+
+/* Collective and quiescent (no rank may read or write the table
+   meanwhile).  Removes every entry on every rank; counters are kept. */
+RMADHT_API int rmadht_clear(rmadht *t);
 
 /* A static English message for any code above; never NULL. */
 RMADHT_API const char *rmadht_strerror(int code);

@@ -69,7 +69,8 @@ static MPI_Comm comm_from_f(long long handle) {
 
 #define STAT_FIELDS(X)                                                       \
   X(reads) X(hits) X(misses) X(writes) X(evictions) X(removes)               \
-      X(checksum_retries) X(invalidations) X(round_trips)
+      X(checksum_retries) X(invalidations) X(round_trips) X(updates)         \
+      X(write_probes)
 
 static int put_u64(PyObject *d, const char *key, uint64_t v) {
   PyObject *o = PyLong_FromUnsignedLongLong(v);

@@ -19,6 +19,7 @@ const char *rmadht_strerror(int code) {
     case RMADHT_ERR_FILE: return "snapshot file missing or unreadable";
     case RMADHT_ERR_FORMAT: return "not a valid rmadht snapshot for this table (foreign, corrupt, truncated, other version or sizes)";
     case RMADHT_ERR_IO: return "writing the snapshot failed";
+    case RMADHT_ERR_LOCATION: return "not a location of this table, or out of range";
     default: return "unknown rmadht return code";
   }
 }
@@ -40,6 +41,7 @@ const char *rmadht_errname(int code) {
     NAME(RMADHT_ERR_FILE);
     NAME(RMADHT_ERR_FORMAT);
     NAME(RMADHT_ERR_IO);
+    NAME(RMADHT_ERR_LOCATION);
 #undef NAME
     default: return "RMADHT_UNKNOWN";
   }

@@ -10,6 +10,9 @@
  *        synchronisation with the target.  A lost claim means another writer
  *        took the slot first: read again and choose again.  Two writers can
  *        therefore never fill the same free slot with different keys.
+ * update: the same write, its value made from the copy of round trip 1 by
+ *        the caller's function (protocol.c), which runs again after a lost
+ *        claim.  A key whose slot is being written is read again first.
  *
  * The claim is 32-bit because Open MPI 4.1.4 crashes in a 64-bit
  * MPI_Compare_and_swap to another rank; 32-bit works on both MPIs.
@@ -43,10 +46,10 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
 }
 
 static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
-                    const unsigned char *values, int *status) {
+                    const struct write_src *src, int *status) {
   struct scratch *s = t->scratch;
-  size_t ks = t->layout.key_size, vs = t->layout.value_size;
-  batch_place(t, n, keys);
+  size_t ks = t->layout.key_size;
+  batch_place_write(t, n, keys, src);
   int ntodo = (int)n;
   while (ntodo > 0) {
     int nwave = batch_select_wave(t, &ntodo);
@@ -57,11 +60,18 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
     int rc = batch_flush_touched(t);
     if (rc) return rc;
 
-    int nclaim = 0;
+    int nclaim = 0, waiting = -1; /* an item that found its key busy */
     for (int w = 0; w < nwave; w++) {
       int i = s->wave[w];
-      const unsigned char *v = values ? values + i * vs : NULL;
-      if (!protocol_decide(t, i, keys + i * ks, v, &status[i])) continue;
+      enum decision d = protocol_decide(t, i, keys + i * ks, 0, &status[i]);
+      if (d == DECIDE_AGAIN) {
+        if (!protocol_give_up(t, i, 1, &status[i])) {
+          protocol_requeue(t, &ntodo, i);
+          waiting = i;
+        }
+        continue;
+      }
+      if (d == DECIDE_DONE) continue;
       s->claim[i] = slot_next_claim(s->expect[i]);
       int rank = s->place[i].rank;
       rc = rmadht_mpi(MPI_Compare_and_swap(
@@ -78,13 +88,11 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
     for (int w = 0; w < nclaim; w++) {
       int i = s->wave[w];
       const unsigned char *key = keys + i * ks;
-      const unsigned char *v = values ? values + i * vs : NULL;
       if (s->result[i] != s->expect[i]) {
-        if (++s->tries[i] > WRITE_RETRIES) {
-          status[i] = RMADHT_ERR_CONTENDED;
-          continue;
-        }
-        protocol_requeue(t, &ntodo, i);
+        /* Read again and decide again; an update runs its function on
+           the value that won. */
+        if (!protocol_give_up(t, i, 0, &status[i]))
+          protocol_requeue(t, &ntodo, i);
         continue;
       }
       const struct place *p = &s->place[i];
@@ -92,7 +100,7 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
       rc = rma_pending_image(t, p->rank, p->group[s->slot[i] / SLOT_GROUP],
                              &image);
       if (rc) return rc;
-      protocol_image(t, i, key, v, s->claim[i], image, &status[i]);
+      protocol_image(t, i, key, s->claim[i], image, &status[i]);
       /* The claim word stays out of the put: it is only ever changed by
          compare-and-swap, and accumulates and puts may not overlap. */
       size_t len = t->layout.slot_size - SLOT_OFF_VER;
@@ -101,9 +109,10 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
           (MPI_Aint)(protocol_slot_disp(t, i, s->slot[i]) + SLOT_OFF_VER),
           (int)len, MPI_BYTE, t->win));
       if (rc) return rc;
-      if (!v && protocol_more_copies(t, i, key))
+      if (!s->value[i] && protocol_more_copies(t, i, key))
         protocol_requeue(t, &ntodo, i);
     }
+    if (waiting >= 0) protocol_pause(t, waiting, 1);
   }
   return RMADHT_OK;
 }

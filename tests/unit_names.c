@@ -19,11 +19,11 @@ int main(void) {
   CHECK(strcmp(rmadht_errname(RMADHT_ERR_IO), "RMADHT_ERR_IO") == 0);
   /* Every code from the last error to the last outcome has its own name
      and a message of its own. */
-  for (int a = RMADHT_ERR_IO; a <= RMADHT_EVICTED; a++) {
+  for (int a = RMADHT_ERR_LOCATION; a <= RMADHT_EVICTED; a++) {
     CHECK(strncmp(rmadht_errname(a), "RMADHT_", 7) == 0);
     CHECK(strcmp(rmadht_errname(a), "RMADHT_UNKNOWN") != 0);
     CHECK(strcmp(rmadht_strerror(a), rmadht_strerror(1000)) != 0);
-    for (int b = RMADHT_ERR_IO; b < a; b++)
+    for (int b = RMADHT_ERR_LOCATION; b < a; b++)
       CHECK(strcmp(rmadht_errname(a), rmadht_errname(b)) != 0);
   }
   const int unknown[] = {INT_MIN, -1000, 1000, INT_MAX};

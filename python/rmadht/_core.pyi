@@ -28,6 +28,7 @@ ERR_CONTENDED: int
 ERR_FILE: int
 ERR_FORMAT: int
 ERR_IO: int
+ERR_LOCATION: int
 # enum rmadht_mode.
 LOCK_FREE: int
 FINE_LOCK: int

@@ -19,7 +19,7 @@ KS, VS = 16, 24
 CODES = {"OK": 0, "NOT_FOUND": 1, "EVICTED": 2, "ERR_ARG": -1,
          "ERR_SIZE": -2, "ERR_MISMATCH": -3, "ERR_NOMEM": -4, "ERR_MPI": -5,
          "ERR_REMOTE": -6, "ERR_CONTENDED": -7, "ERR_FILE": -8,
-         "ERR_FORMAT": -9, "ERR_IO": -10}
+         "ERR_FORMAT": -9, "ERR_IO": -10, "ERR_LOCATION": -11}
 
 
 def test_codes_by_name():
