@@ -75,7 +75,7 @@ static void free_and_check(DHT *d, long evictions, long misses) {
 struct pair {
   uint32_t proc, index;
 };
-#define MAX_PAIRS (4 * PAIRS_PER_RANK)
+#define MAX_PAIRS (4 * PAIRS_PER_RANK + 1) /* room left on 4 ranks */
 #define BUCKET_BYTES (sizeof(uint32_t) + MAX_PAIRS * sizeof(struct pair) + 8)
 
 /* POET's PHT callback, in its shape: append the location unless present or
@@ -326,6 +326,7 @@ int main(int argc, char **argv) {
   make_key(key, nranks, 0); /* nobody wrote it */
   CHECK(DHT_read(d, key, got) == DHT_READ_MISS);
   misses++;
+  MPI_Barrier(MPI_COMM_WORLD); /* every rank has read the first versions */
 
   /* A rewrite keeps its place and the place shows the new data. */
   for (int i = 0; i < NKEYS; i += 3) {
@@ -341,8 +342,8 @@ int main(int argc, char **argv) {
   CHECK(DHT_read_location(d, (uint32_t)nranks, 0, got) == DHT_MPI_ERROR);
   CHECK(DHT_read_location(d, 0, UINT32_MAX, got) == DHT_MPI_ERROR);
   float f = DHT_get_used_idx_factor(d, 0);
-  /* At least the chosen bucket, at most every candidate (two groups). */
-  CHECK(f >= 1.0f && f <= 17.0f);
+  /* Under a fifth full: POET keeps such a table (it empties at 2). */
+  CHECK(f >= 1.0f && f < 2.0f);
   MPI_Barrier(MPI_COMM_WORLD);
 
   /* Dump, restore into a table of another size, check every entry. */

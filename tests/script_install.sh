@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build into a scratch prefix, then builds the quick start
-# against it twice, through find_package(rmadht) and through pkg-config,
-# and runs both on 2 ranks.
+# against it twice, through find_package(rmadht) and through pkg-config, and
+# a program written for POET's DHT.h twice, through rmadht::poet and through
+# pkg-config rmadht-poet, and runs all four on 2 ranks.  Checks that
+# librmadht_poet exports POET's names and nothing else.
 set -euo pipefail
 src=$1 build=$2 mpicc=$3 mpiexec=$4
 tmp=$(mktemp -d)
@@ -17,4 +19,68 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 "$mpiexec" -n 2 "$tmp/cmake/quickstart"
 "$mpiexec" -n 2 "$tmp/pc_quickstart"
-echo "install: find_package and pkg-config builds ran"
+
+# A POET-style program: it includes "DHT.h" and knows nothing of rmadht.
+mkdir -p "$tmp/poet"
+cat > "$tmp/poet/poet_user.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include "DHT.h"
+static uint64_t hash(int n, const void *key) {
+  uint64_t h = 14695981039346656037u;
+  for (int i = 0; i < n; i++) h = (h ^ ((const unsigned char *)key)[i]) * 1099511628211u;
+  return h;
+}
+static int add(int in_size, void *in, int out_size, void *out) {
+  (void)in_size; (void)out_size;
+  *(int *)out += *(int *)in;
+  return 0;
+}
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, n, fail = 0, one = 1, ret, sum = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  DHT *d = DHT_create(MPI_COMM_WORLD, 1000, sizeof(int), 8, hash);
+  if (!d) MPI_Abort(MPI_COMM_WORLD, 1);
+  char key[8] = "counter";
+  uint32_t proc, index;
+  DHT_set_accumulate_callback(d, add);
+  fail |= DHT_write_accumulate(d, key, sizeof one, &one, &proc, &index,
+                               &ret) != DHT_SUCCESS || ret != 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  fail |= DHT_read_location(d, proc, index, &sum) != DHT_SUCCESS || sum != n;
+  fail |= DHT_free(d, NULL, NULL) != DHT_SUCCESS;
+  if (fail) printf("poet_user: rank %d failed\n", rank);
+  MPI_Finalize();
+  return fail;
+}
+C
+cat > "$tmp/poet/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.18)
+project(poet_user C)
+find_package(rmadht REQUIRED)
+add_executable(poet_user poet_user.c)
+target_link_libraries(poet_user PRIVATE rmadht::poet)
+CM
+cmake -S "$tmp/poet" -B "$tmp/poet/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+      -DMPI_C_COMPILER="$mpicc" > /dev/null
+cmake --build "$tmp/poet/b" > /dev/null
+"$mpicc" -o "$tmp/pc_poet_user" "$tmp/poet/poet_user.c" \
+  $(pkg-config --cflags rmadht-poet) $(pkg-config --libs rmadht-poet)
+"$mpiexec" -n 2 "$tmp/poet/b/poet_user"
+"$mpiexec" -n 2 "$tmp/pc_poet_user"
+
+# Exactly the names of rmadht/poet/DHT.h and the renamed 2021 calls.
+want="DHT_create DHT_flush DHT_free DHT_from_file DHT_get_used_idx_factor
+DHT_print_statistics DHT_read DHT_read_location DHT_set_accumulate_callback
+DHT_to_file DHT_write DHT_write_accumulate rmadht_poet2021_create
+rmadht_poet2021_free rmadht_poet2021_from_file rmadht_poet2021_read
+rmadht_poet2021_to_file rmadht_poet2021_write"
+got=$(nm -D --defined-only "$libdir/librmadht_poet.so" |
+      awk '$2 == "T" { print $3 }' | sort | tr '\n' ' ')
+if [ "$got" != "$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ')" ]; then
+  echo "librmadht_poet exports: $got" >&2
+  exit 1
+fi
+echo "install: find_package and pkg-config builds ran, POET's included"

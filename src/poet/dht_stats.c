@@ -19,20 +19,36 @@ int dht_reset_probes(struct rmadht_poet_dht *s) {
   return RMADHT_OK;
 }
 
-/* rmadht's write_probes count, per stored write or update, the candidates
-   holding another key when the slot was chosen, plus one: POET's count of
-   buckets a write looked at (its sum_idx over cnt_idx). */
+/* POET's count for a write is the position of the first of its candidate
+   buckets, probed one after another, that is free or holds the key: about
+   1 / (1 - load), so its threshold of 2 means half full.  rmadht fetches
+   all candidates at once, and write_probes counts, per stored write, one
+   plus the candidates holding another key: about 1 + 16 * load.  This
+   turns the fraction of candidates held by other keys, o, into what a
+   probe in order would examine, 1 + o + o^2 + ... over the candidates, so
+   that POET's threshold keeps its meaning. */
+static double probe_in_order(double others, size_t candidates) {
+  double o = others / (double)candidates, term = 1.0, sum = 0.0;
+  for (size_t i = 0; i < candidates; i++, term *= o) sum += term;
+  return sum;
+}
+
 POET_EXPORT float DHT_get_used_idx_factor(DHT *table, int with_reset) {
   struct rmadht_poet_dht *s = dht_state(table);
   if (!s) return -1.0f;
   rmadht_stats st;
+  rmadht_info info;
   float mine = 0.0f, max = -1.0f;
-  int ok = rmadht_get_stats(s->p.t, &st) == RMADHT_OK;
+  int ok = rmadht_get_stats(s->p.t, &st) == RMADHT_OK &&
+           rmadht_get_info(s->p.t, &info) == RMADHT_OK;
   if (ok) {
     uint64_t stored = st.writes - s->writes_base + s->stored_updates;
-    if (stored)
-      mine = (float)((double)(st.write_probes - s->probes_base) /
-                     (double)stored);
+    if (stored) {
+      double others = (double)(st.write_probes - s->probes_base - stored) /
+                      (double)stored;
+      /* Two candidate groups per key (rmadht.h). */
+      mine = (float)probe_in_order(others, 2 * info.slots_per_group);
+    }
   }
   /* The busiest rank decides, on every rank, as in POET. */
   if (MPI_Allreduce(&mine, &max, 1, MPI_FLOAT, MPI_MAX, s->p.comm) !=

@@ -128,9 +128,10 @@ extern int DHT_free(DHT *table, int *eviction_counter, int *readerror_counter);
    which starts them again. */
 extern int DHT_print_statistics(DHT *table);
 
-/* Collective.  The mean number of candidate buckets a stored write
-   examined since the last reset (1: every write found its key's bucket or a
-   free one at once), the maximum over all ranks, on every rank; with_reset
+/* Collective.  The mean number of candidate buckets a stored write would
+   have examined, probing them one after another as POET does, since the
+   last reset (1: every write found a free bucket or its key at once; about
+   2 at half full), the maximum over all ranks, on every rank; with_reset
    non-zero starts the count again.  0 when no rank wrote; -1 on failure. */
 extern float DHT_get_used_idx_factor(DHT *table, int with_reset);
 
