@@ -53,14 +53,5 @@ POET_EXPORT int DHT_write_accumulate(DHT *table, const void *key,
     return DHT_SUCCESS;
   }
   s->stored_updates++;
-  /* Complete, as DHT_write: POET's unlock did, and another rank's update
-     of this key would otherwise wait for the put. */
-  if (rmadht_flush(s->p.t) != RMADHT_OK) return DHT_MPI_ERROR;
-  dht_place(s, &loc, proc, index);
-  if (rc == RMADHT_EVICTED) {
-    s->p.evictions++;
-    s->period.evictions++;
-    return DHT_WRITE_SUCCESS_WITH_EVICTION;
-  }
-  return DHT_SUCCESS;
+  return dht_stored(s, rc == RMADHT_EVICTED, &loc, proc, index);
 }

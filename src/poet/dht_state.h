@@ -32,6 +32,11 @@ static inline struct rmadht_poet_dht *dht_state(const DHT *table) {
 void dht_place(struct rmadht_poet_dht *s, const rmadht_location *loc,
                uint32_t *proc, uint32_t *index);
 
+/* After a write or accumulate stored (evicted: another key went): completes
+   it, reports its place and counts the eviction.  A DHT_* code. */
+int dht_stored(struct rmadht_poet_dht *s, int evicted,
+               const rmadht_location *loc, uint32_t *proc, uint32_t *index);
+
 /* Starts the count of DHT_get_used_idx_factor again. */
 int dht_reset_probes(struct rmadht_poet_dht *s);
 

@@ -61,16 +61,20 @@ POET_EXPORT int DHT_write(DHT *table, void *key, void *data, uint32_t *proc,
   rmadht_location loc;
   int rc = rmadht_write_loc(s->p.t, key, data, &loc);
   if (rc != RMADHT_OK && rc != RMADHT_EVICTED) return DHT_MPI_ERROR;
+  return dht_stored(s, rc == RMADHT_EVICTED, &loc, proc, index);
+}
+
+int dht_stored(struct rmadht_poet_dht *s, int evicted,
+               const rmadht_location *loc, uint32_t *proc, uint32_t *index) {
   /* POET's write is complete when it returns (its unlock); rmadht's
-     lock-free put completes lazily, so complete it here. */
+     lock-free put completes lazily, and another rank's update of the key
+     would wait for it, so complete it here. */
   if (rmadht_flush(s->p.t) != RMADHT_OK) return DHT_MPI_ERROR;
-  dht_place(s, &loc, proc, index);
-  if (rc == RMADHT_EVICTED) {
-    s->p.evictions++;
-    s->period.evictions++;
-    return DHT_WRITE_SUCCESS_WITH_EVICTION;
-  }
-  return DHT_SUCCESS;
+  dht_place(s, loc, proc, index);
+  if (!evicted) return DHT_SUCCESS;
+  s->p.evictions++;
+  s->period.evictions++;
+  return DHT_WRITE_SUCCESS_WITH_EVICTION;
 }
 
 POET_EXPORT int DHT_read(DHT *table, const void *key, void *destination) {
