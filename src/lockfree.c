@@ -60,15 +60,14 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
     int rc = batch_flush_touched(t);
     if (rc) return rc;
 
-    int nclaim = 0;
-    unsigned wait = 0; /* an update found its key busy: pause before */
+    int nclaim = 0, waiting = -1; /* an item that found its key busy */
     for (int w = 0; w < nwave; w++) {
       int i = s->wave[w];
       enum decision d = protocol_decide(t, i, keys + i * ks, 0, &status[i]);
       if (d == DECIDE_AGAIN) {
         if (!protocol_give_up(t, i, 1, &status[i])) {
           protocol_requeue(t, &ntodo, i);
-          if (s->waits[i] > wait) wait = s->waits[i];
+          waiting = i;
         }
         continue;
       }
@@ -113,7 +112,7 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
       if (!s->value[i] && protocol_more_copies(t, i, key))
         protocol_requeue(t, &ntodo, i);
     }
-    if (wait) protocol_backoff(wait);
+    if (waiting >= 0) protocol_pause(t, waiting, 1);
   }
   return RMADHT_OK;
 }

@@ -184,7 +184,7 @@ static int nl_write(rmadht *t, size_t n, const unsigned char *keys,
                                     (size_t)s->slot[i] * l->slot_size) ||
           !put_item(t, i, key, &status[i])) {
         if (protocol_give_up(t, i, busy, &status[i])) break;
-        protocol_backoff(busy ? s->waits[i] : s->tries[i]);
+        protocol_pause(t, i, busy);
         continue;
       }
       /* A remove goes on until no copy of the key is left. */

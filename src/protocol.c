@@ -155,6 +155,14 @@ int protocol_give_up(rmadht *t, int i, int busy, int *status) {
   return 0;
 }
 
+void protocol_pause(rmadht *t, int i, int busy) {
+  const struct scratch *s = t->scratch;
+  if (busy)
+    protocol_backoff(s->waits[i] < UPDATE_PAUSE ? s->waits[i] : UPDATE_PAUSE);
+  else
+    protocol_backoff(s->tries[i]);
+}
+
 void protocol_image(rmadht *t, int i, const unsigned char *key,
                     uint32_t claim, unsigned char *image, int *status) {
   struct scratch *s = t->scratch;

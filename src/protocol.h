@@ -12,10 +12,12 @@
 #define READ_RETRIES 4
 /* Lost slot claims of one write item before RMADHT_ERR_CONTENDED. */
 #define WRITE_RETRIES 64
-/* Re-reads of an update whose key is busy before RMADHT_ERR_CONTENDED:
-   with protocol_backoff, about a second.  An RMA writer's put lands at its
-   next synchronisation with the target, which may take that long. */
-#define UPDATE_WAITS 1024
+/* Re-reads of an update whose key is busy before RMADHT_ERR_CONTENDED,
+   each after a pause of at most 2^UPDATE_PAUSE us: about a second in all,
+   since an RMA writer's put lands at its next synchronisation with the
+   target, but short pauses, since it usually lands within microseconds. */
+#define UPDATE_WAITS 16384
+#define UPDATE_PAUSE 6
 
 /* Window displacement of candidate slot c of item i. */
 uint64_t protocol_slot_disp(const rmadht *t, int i, int c);
@@ -53,6 +55,9 @@ enum decision protocol_decide(rmadht *t, int i, const unsigned char *key,
 /* Counts a lost claim (busy 0) or a busy key (busy 1) of item i; returns
    1, with *status RMADHT_ERR_CONTENDED, once its retries are spent. */
 int protocol_give_up(rmadht *t, int i, int busy, int *status);
+
+/* The pause before item i is read again after protocol_give_up. */
+void protocol_pause(rmadht *t, int i, int busy);
 
 /* Fills image with item i's new slot content (value: s->value[i]) and
    sets *status (OK, or EVICTED), the stats and the item's location; claim
