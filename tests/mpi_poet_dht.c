@@ -393,9 +393,16 @@ int main(int argc, char **argv) {
   test_accumulate();
   test_evictions();
 
-  /* Bad sizes fail on every rank with NULL. */
+  /* Bad sizes fail on every rank with NULL, and so does a table whose
+     indices would not fit in 32 bits. */
   CHECK(agreed(DHT_create(MPI_COMM_WORLD, 1000, 0, KEY_BYTES, fnv_hash) ==
                NULL));
+  CHECK(agreed(DHT_create(MPI_COMM_WORLD, UINT64_C(1) << 33, DATA_BYTES,
+                          KEY_BYTES, fnv_hash) == NULL));
+  /* A NULL table is an error, not a crash. */
+  CHECK(DHT_write(NULL, key, data, NULL, NULL) == DHT_MPI_ERROR);
+  CHECK(DHT_read(NULL, key, got) == DHT_MPI_ERROR);
+  CHECK(DHT_read_location(NULL, 0, 0, got) == DHT_MPI_ERROR);
 
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) remove(path);

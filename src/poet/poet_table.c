@@ -72,9 +72,12 @@ int poet_table_create(struct poet_table *p, int ok, MPI_Comm comm,
   int rc = probe(comm, &cfg, &info);
   if (buckets == 0) buckets = 1;
   uint64_t groups = 0;
-  if (!rc)
+  if (!rc) {
     groups = buckets / info.slots_per_group +
              (buckets % info.slots_per_group != 0);
+    /* Refused before anything is allocated; the same on every rank. */
+    if (groups > max_slots / info.slots_per_group) rc = RMADHT_ERR_SIZE;
+  }
   for (int i = 0; !rc && i < MAX_TRIES; i++) {
     /* The same on every rank: the geometry and sizes are agreed. */
     cfg.bytes_per_rank = bytes_for(&info, groups);
