@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dht_state.h"
 
@@ -72,6 +73,15 @@ static void print_row(const char *name, long rank, const uint64_t *v) {
          (unsigned long long)v[READ_MISSES], (unsigned long long)v[EVICTIONS]);
 }
 
+/* POET prints only when its DHT.c is compiled with DHT_STATISTICS, which
+   its build leaves off, yet calls this once per time step: so a prebuilt
+   library asks at run time, by rank 0's environment, and is silent by
+   default. */
+static int printing_wanted(void) {
+  const char *v = getenv("RMADHT_POET_STATISTICS");
+  return v && *v && strcmp(v, "0") != 0;
+}
+
 POET_EXPORT int DHT_print_statistics(DHT *table) {
   struct rmadht_poet_dht *s = dht_state(table);
   if (!s) return DHT_MPI_ERROR;
@@ -79,23 +89,23 @@ POET_EXPORT int DHT_print_statistics(DHT *table) {
   if (MPI_Comm_size(s->p.comm, &ranks) != MPI_SUCCESS) return DHT_MPI_ERROR;
   uint64_t mine[COLUMNS] = {s->period.w_access, s->period.r_access,
                             s->period.read_misses, s->period.evictions};
+  s->period = (struct dht_period){0, 0, 0, 0};
   uint64_t *all = NULL;
-  int ok = 1;
-  if (s->p.rank == 0) {
+  /* Rank 0 decides for all: 0 silent, 1 print, -1 no memory. */
+  int mode = 0;
+  if (s->p.rank == 0 && printing_wanted()) {
     all = calloc((size_t)ranks * COLUMNS, sizeof *all);
-    ok = all != NULL;
+    mode = all ? 1 : -1;
   }
-  /* Every rank learns whether rank 0 has room before the gather, so all
-     return alike. */
-  int rc = MPI_Bcast(&ok, 1, MPI_INT, 0, s->p.comm);
-  if (rc == MPI_SUCCESS && ok)
+  int rc = MPI_Bcast(&mode, 1, MPI_INT, 0, s->p.comm);
+  if (rc == MPI_SUCCESS && mode == 1)
     rc = MPI_Gather(mine, COLUMNS, MPI_UINT64_T, all, COLUMNS, MPI_UINT64_T,
                     0, s->p.comm);
-  if (rc != MPI_SUCCESS || !ok) {
+  if (rc != MPI_SUCCESS || mode < 0) {
     free(all);
     return DHT_MPI_ERROR;
   }
-  if (s->p.rank == 0) {
+  if (s->p.rank == 0 && mode == 1) {
     uint64_t sum[COLUMNS] = {0};
     printf("\n%-11s|%-11s|%-11s|%-11s|%-11s   (since the last call)\n",
            "rank", "w_access", "r_access", "read misses", "evictions");
@@ -108,6 +118,5 @@ POET_EXPORT int DHT_print_statistics(DHT *table) {
     fflush(stdout);
   }
   free(all);
-  s->period = (struct dht_period){0, 0, 0, 0};
   return DHT_SUCCESS;
 }

@@ -123,9 +123,11 @@ extern int DHT_from_file(DHT *table, const char *filename);
    rank 0 (0 elsewhere). */
 extern int DHT_free(DHT *table, int *eviction_counter, int *readerror_counter);
 
-/* Collective.  Rank 0 prints, per rank and summed, the calls of DHT_write
-   and DHT_read, the read misses and the evictions since the last call,
-   which starts them again. */
+/* Collective.  When rank 0's environment has RMADHT_POET_STATISTICS set
+   (and not "0"), rank 0 prints to stdout, per rank and summed, the calls of
+   the writes and reads, the read misses and the evictions since the last
+   call; silent otherwise, as POET's build without DHT_STATISTICS.  Either
+   way the counts start again. */
 extern int DHT_print_statistics(DHT *table);
 
 /* Collective.  The mean number of candidate buckets a stored write would
