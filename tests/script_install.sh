@@ -2,7 +2,8 @@
 # Installs the build into a scratch prefix, then builds the quick start
 # against it twice, through find_package(rmadht) and through pkg-config, and
 # a program written for POET's DHT.h twice, through rmadht::poet and through
-# pkg-config rmadht-poet, and runs all four on 2 ranks.  Checks that
+# pkg-config rmadht-poet, and POET's C++ use of it where a C++ compiler is
+# found, and runs them all on 2 ranks.  Checks that
 # librmadht_poet exports POET's names and nothing else.
 set -euo pipefail
 src=$1 build=$2 mpicc=$3 mpiexec=$4
@@ -56,12 +57,49 @@ int main(int argc, char **argv) {
   return fail;
 }
 C
+# POET is C++ and includes the header inside extern "C"; with POET_PHT_ADD
+# it saves and restores the callback member itself.
+cat > "$tmp/poet/poet_pht.cpp" <<'CXX'
+extern "C" {
+#include "DHT.h"
+}
+static int one(int, void *, int, void *out) { ++*static_cast<int *>(out); return 0; }
+static int two(int, void *, int, void *out) { *static_cast<int *>(out) += 2; return 0; }
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  DHT *d = DHT_create(MPI_COMM_WORLD, 100, sizeof(int), 4,
+                      [](int, const void *k) { return (uint64_t)*(const int *)k; });
+  DHT_set_accumulate_callback(d, one);
+  auto *saved = d->accumulate_callback;
+  DHT_set_accumulate_callback(d, two);
+  int key = 5, ret = -1, got = 0;
+  DHT_write_accumulate(d, &key, 0, nullptr, nullptr, nullptr, &ret);
+  DHT_set_accumulate_callback(d, saved);
+  DHT_write_accumulate(d, &key, 0, nullptr, nullptr, nullptr, &ret);
+  int rank, n, fail;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  MPI_Barrier(MPI_COMM_WORLD);
+  fail = DHT_read(d, &key, &got) != DHT_SUCCESS || got != 3 * n;
+  DHT_free(d, nullptr, nullptr);
+  MPI_Finalize();
+  return fail;
+}
+CXX
 cat > "$tmp/poet/CMakeLists.txt" <<'CM'
 cmake_minimum_required(VERSION 3.18)
 project(poet_user C)
 find_package(rmadht REQUIRED)
 add_executable(poet_user poet_user.c)
 target_link_libraries(poet_user PRIVATE rmadht::poet)
+include(CheckLanguage)
+check_language(CXX)
+if(CMAKE_CXX_COMPILER)
+  enable_language(CXX)
+  add_executable(poet_pht poet_pht.cpp)
+  target_compile_definitions(poet_pht PRIVATE OMPI_SKIP_MPICXX)
+  target_link_libraries(poet_pht PRIVATE rmadht::poet)
+endif()
 CM
 cmake -S "$tmp/poet" -B "$tmp/poet/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
       -DMPI_C_COMPILER="$mpicc" > /dev/null
@@ -69,6 +107,7 @@ cmake --build "$tmp/poet/b" > /dev/null
 "$mpicc" -o "$tmp/pc_poet_user" "$tmp/poet/poet_user.c" \
   $(pkg-config --cflags rmadht-poet) $(pkg-config --libs rmadht-poet)
 "$mpiexec" -n 2 "$tmp/poet/b/poet_user"
+if [ -x "$tmp/poet/b/poet_pht" ]; then "$mpiexec" -n 2 "$tmp/poet/b/poet_pht"; fi
 "$mpiexec" -n 2 "$tmp/pc_poet_user"
 
 # Exactly the names of rmadht/poet/DHT.h and the renamed 2021 calls.

@@ -41,7 +41,15 @@
 #error "rmadht/poet/DHT.h and rmadht_poet.h are two dialects: include one"
 #endif
 
+/* POET includes this header inside extern "C"; MPI's C++ declarations
+   (MPICH's, unless MPICH_SKIP_MPICXX) need C++ linkage back. */
+#ifdef __cplusplus
+extern "C++" {
 #include <mpi.h>
+}
+#else
+#include <mpi.h>
+#endif
 #include <stdint.h>
 
 #ifdef __cplusplus
