@@ -25,9 +25,10 @@
  *   after a lost race it runs again on the newer data.
  * - Collective calls (every rank of the communicator, in the same order):
  *   DHT_create, DHT_free, DHT_flush, DHT_get_used_idx_factor,
- *   DHT_print_statistics, DHT_to_file, DHT_from_file.  The last two are
- *   quiescent, and their files are rmadht snapshots, which restore into a
- *   table of any size and rank count with the same key and data sizes.
+ *   DHT_print_statistics, DHT_to_file, DHT_from_file.  DHT_flush and the
+ *   file calls are also quiescent: no rank uses the table meanwhile.  The
+ *   files are rmadht snapshots, which restore into a table of any size and
+ *   rank count with the same key and data sizes.
  *
  * This header and rmadht_poet.h (POET's 2021 API) are alternatives: one
  * program includes one of them.
