@@ -92,6 +92,8 @@ project(poet_user C)
 find_package(rmadht REQUIRED)
 add_executable(poet_user poet_user.c)
 target_link_libraries(poet_user PRIVATE rmadht::poet)
+add_executable(poet_user_static poet_user.c)
+target_link_libraries(poet_user_static PRIVATE rmadht::poet_static)
 include(CheckLanguage)
 check_language(CXX)
 if(CMAKE_CXX_COMPILER)
@@ -107,8 +109,17 @@ cmake --build "$tmp/poet/b" > /dev/null
 "$mpicc" -o "$tmp/pc_poet_user" "$tmp/poet/poet_user.c" \
   $(pkg-config --cflags rmadht-poet) $(pkg-config --libs rmadht-poet)
 "$mpiexec" -n 2 "$tmp/poet/b/poet_user"
+"$mpiexec" -n 2 "$tmp/poet/b/poet_user_static"
 if [ -x "$tmp/poet/b/poet_pht" ]; then "$mpiexec" -n 2 "$tmp/poet/b/poet_pht"; fi
 "$mpiexec" -n 2 "$tmp/pc_poet_user"
+
+# The two dialects exclude each other.
+printf '#include "DHT.h"\n#include <rmadht_poet.h>\n' > "$tmp/poet/both.c"
+if "$mpicc" -fsyntax-only $(pkg-config --cflags rmadht-poet) \
+     "$tmp/poet/both.c" 2> /dev/null; then
+  echo "both POET headers compiled together" >&2
+  exit 1
+fi
 
 # Exactly the names of rmadht/poet/DHT.h and the renamed 2021 calls.
 want="DHT_create DHT_flush DHT_free DHT_from_file DHT_get_used_idx_factor
