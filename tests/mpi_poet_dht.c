@@ -414,7 +414,9 @@ int main(int argc, char **argv) {
     make_key(key, rank, i);
     CHECK(DHT_read(d, key, got) == DHT_READ_MISS);
     misses++;
+    memset(got, 0xEE, DATA_BYTES);
     CHECK(DHT_read_location(d, procs[i], indices[i], got) == DHT_READ_MISS);
+    CHECK(got[0] == 0 && memcmp(got, got + 1, DATA_BYTES - 1) == 0);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   /* Usable again after the flush. */

@@ -17,6 +17,7 @@ struct dht_period {
 struct rmadht_poet_dht {
   struct poet_table p;
   uint64_t (*hash_func)(int, const void *);
+  unsigned int data_size;
   struct dht_period period;
   /* DHT_get_used_idx_factor counts from here: rmadht's write_probes and
      writes at the last reset, and the updates this layer stored since. */

@@ -4,6 +4,7 @@
  */
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dht_state.h"
 
@@ -29,6 +30,7 @@ POET_EXPORT DHT *DHT_create(MPI_Comm comm, uint64_t size_per_process,
     free(d);
     return NULL;
   }
+  s->data_size = data_size;
   d->rmadht = s;
   return d;
 }
@@ -102,7 +104,11 @@ POET_EXPORT int DHT_read_location(DHT *table, uint32_t proc, uint32_t index,
      replaced the one written at this place reads as a hit. */
   switch (rmadht_read_loc(s->p.t, &loc, NULL, destination)) {
     case RMADHT_OK: return DHT_SUCCESS;
-    case RMADHT_NOT_FOUND: return DHT_READ_MISS;
+    case RMADHT_NOT_FOUND:
+      /* What POET's read of an empty bucket copies; its proximity table
+         does not look at the return. */
+      memset(destination, 0, s->data_size);
+      return DHT_READ_MISS;
     default: return DHT_MPI_ERROR;
   }
 }

@@ -119,7 +119,8 @@ extern int DHT_write(DHT *table, void *key, void *data, uint32_t *proc,
 extern int DHT_read(DHT *table, const void *key, void *destination);
 
 /* Copies the data of the entry at (proc, index) to destination:
-   DHT_SUCCESS or DHT_READ_MISS; DHT_MPI_ERROR when out of range. */
+   DHT_SUCCESS, or DHT_READ_MISS with zeros there (the data of POET's empty
+   bucket); DHT_MPI_ERROR when out of range. */
 extern int DHT_read_location(DHT *table, uint32_t proc, uint32_t index,
                              void *destination);
 
