@@ -17,8 +17,10 @@ BUILDS := $(addprefix build-,$(MPIS))
 VENVS := $(addprefix venv-,$(MPIS))
 C_TESTS := $(addprefix test-c-,$(MPIS))
 PY_TESTS := $(addprefix test-py-,$(MPIS))
+ASAN_TESTS := $(addprefix test-asan-,$(MPIS))
 
-.PHONY: all deps test test-model demo bench clean $(BUILDS) $(VENVS) $(C_TESTS) $(PY_TESTS)
+.PHONY: all deps test test-model demo bench clean $(BUILDS) $(VENVS) $(C_TESTS) $(PY_TESTS) \
+        $(ASAN_TESTS) test-fuzz
 
 all: $(BUILDS)
 
@@ -46,7 +48,26 @@ $(PY_TESTS): test-py-%: venv-%
 	RTSIM_MPIEXEC=mpiexec.$* $(VENV)/$*/bin/python -m pytest -q --color=no \
 	  -p no:cacheprovider tests/python/serial
 
-test: test-model $(C_TESTS) $(PY_TESTS)
+# The C tests again with AddressSanitizer + UBSan (cmake/sanitize.cmake);
+# any report fails the test.  script_install is left out: it links programs
+# against the installed library with the plain mpicc, which lacks the
+# sanitizer runtimes, and checks packaging, which test-c-* covers.
+$(ASAN_TESTS): test-asan-%: deps
+	cmake -S . -B $(BUILD)/asan-$* -DRMADHT_SANITIZE=ON -DMPI_C_COMPILER=mpicc.$* \
+	      -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.$* > /dev/null
+	cmake --build $(BUILD)/asan-$* -j $(JOBS)
+	cd $(BUILD)/asan-$* && ctest --output-on-failure -j $(JOBS) -E '^script_'
+
+# Every fuzz target for FUZZ_SECONDS from its seed corpus (fuzz/run.sh).
+FUZZ_SECONDS ?= 50
+test-fuzz: deps
+	cmake -S . -B $(BUILD)/fuzz -DRMADHT_FUZZ=ON -DCMAKE_C_COMPILER=clang \
+	      -DRMADHT_TESTS=OFF -DRMADHT_BENCH=OFF -DMPI_C_COMPILER=mpicc.openmpi \
+	      -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi > /dev/null
+	cmake --build $(BUILD)/fuzz -j $(JOBS)
+	bash fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
+
+test: test-model $(C_TESTS) $(PY_TESTS) $(ASAN_TESTS) test-fuzz
 
 # The Spin model of the lock-free slot protocol (docs/model.md).
 test-model: deps

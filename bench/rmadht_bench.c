@@ -1,9 +1,13 @@
 /*
- * rmadht-bench: the synthetic benchmark of seed 000 section 4.2.
+ * rmadht-bench: the synthetic benchmark of Lübke et al. 2024, sect. 4.2.
  *
  * Per mode and key distribution: a write-only phase, a read-only phase over
- * the same keys, and a mixed phase (95% reads, 5% writes).  One JSON object
- * per phase on stdout; progress on stderr.  --local runs the same workload
+ * the same keys, and a mixed phase (95% reads, 5% writes); then, on rmadht
+ * tables, two phases of atomic updates that increment a counter in the
+ * value: one over fresh keys drawn from the distribution, and one where
+ * every rank increments the same 16 keys.  Both check the final counts
+ * exactly and report a lost update as a failure.  One JSON object per
+ * phase on stdout; progress on stderr.  --local runs the same workload
  * on a plain in-process table per rank, the physical limit on one node;
  * --rma keeps lock-free tables on RMA where they would take the node-local
  * path, to measure the path a table spanning nodes takes.
@@ -19,7 +23,7 @@
 
 struct options {
   size_t key_size, value_size, bytes_per_rank, distinct, batch;
-  size_t write_ops, mixed_ops;
+  size_t write_ops, mixed_ops, contended_ops;
   double skew, write_share;
   int local, rma;
   const char *modes, *dists;
@@ -34,7 +38,8 @@ struct target {
 };
 
 struct counts {
-  uint64_t reads, hits, writes, evictions, retries, round_trips;
+  uint64_t reads, hits, writes, evictions, retries, round_trips, updates,
+      lost;
 };
 
 static int do_reads(struct target *x, size_t n, const unsigned char *keys,
@@ -59,6 +64,15 @@ static int do_reads(struct target *x, size_t n, const unsigned char *keys,
   return 0;
 }
 
+/* The first error among n stores' statuses, else 0; counts evictions. */
+static int tally_stores(const struct target *x, size_t n, struct counts *c) {
+  for (size_t i = 0; i < n; i++) {
+    if (x->status[i] < 0) return x->status[i];
+    c->evictions += x->status[i] == RMADHT_EVICTED;
+  }
+  return 0;
+}
+
 static int do_writes(struct target *x, size_t n, const unsigned char *keys,
                      const unsigned char *vals, struct counts *c) {
   const struct options *o = x->o;
@@ -72,18 +86,42 @@ static int do_writes(struct target *x, size_t n, const unsigned char *keys,
     int rc = rmadht_write_batch(x->t, n, keys, vals, x->status);
     if (rc < 0) return rc;
   }
-  for (size_t i = 0; i < n; i++) {
-    if (x->status[i] < 0) return x->status[i];
-    c->evictions += x->status[i] == RMADHT_EVICTED;
-  }
   c->writes += n;
-  return 0;
+  return tally_stores(x, n, c);
+}
+
+/* The update the benchmark measures: a counter in the value's first 8
+   bytes, incremented (1 for a key not there yet). */
+static int increment(void *arg, size_t item, const void *key, void *value,
+                     int found) {
+  (void)arg, (void)item, (void)key;
+  uint64_t n = 0;
+  if (found) memcpy(&n, value, 8);
+  n++;
+  memcpy(value, &n, 8);
+  return RMADHT_UPDATE_STORE;
+}
+
+static int do_updates(struct target *x, size_t n, const unsigned char *keys,
+                      struct counts *c) {
+  if (n == 1) {
+    x->status[0] = rmadht_update(x->t, keys, increment, NULL, NULL);
+  } else {
+    int rc = rmadht_update_batch(x->t, n, keys, increment, NULL, x->status,
+                                 NULL);
+    if (rc < 0) return rc;
+  }
+  c->updates += n;
+  return tally_stores(x, n, c);
 }
 
 /* Keys and values for a phase, built before the clock starts. */
 struct ops {
   size_t n;
   unsigned char *keys, *vals, *is_write;
+  uint64_t *ids;  /* update phases: the key ids, for the check */
+  uint64_t first; /* update phases: ids are first .. first + range - 1 */
+  size_t range;
 };
 
 static int make_ops(struct ops *p, const struct options *o, size_t n,
@@ -112,10 +150,76 @@ static void free_ops(struct ops *p) {
   free(p->keys);
   free(p->vals);
   free(p->is_write);
+  free(p->ids);
 }
 
+/* Keys for an update phase: n ids in first .. first + range - 1, drawn
+   from the distribution (cdf, over range), or with cycle set taken in
+   turn from a rank-specific start, so that every rank increments every
+   key. */
+static int make_update_ops(struct ops *p, const struct options *o, size_t n,
+                           const double *cdf, uint64_t seed, uint64_t first,
+                           size_t range, int cycle, int rank) {
+  memset(p, 0, sizeof *p);
+  p->n = n;
+  p->first = first;
+  p->range = range;
+  p->ids = malloc(n * sizeof *p->ids);
+  p->keys = malloc(n * o->key_size);
+  if (!p->ids || !p->keys) return -1;
+  if (!cycle)
+    draw_ids(p->ids, n, range, cdf, seed);
+  else
+    for (size_t i = 0; i < n; i++) p->ids[i] = (i + (size_t)rank * 5) % range;
+  for (size_t i = 0; i < n; i++) {
+    p->ids[i] += first;
+    key_of(p->keys + i * o->key_size, o->key_size, p->ids[i]);
+  }
+  return 0;
+}
+
+/* Collective, after an update phase: every key's counter must equal the
+   number of increments all ranks made to it.  Each rank checks the ids
+   congruent to its rank; returns the updates lost over all ranks (a
+   count below the increments made, or a key missing). */
+static int count_lost(struct target *x, const struct ops *p, int rank,
+                      int nranks, uint64_t *lost) {
+  const struct options *o = x->o;
+  uint32_t *made = calloc(p->range, sizeof *made);
+  uint32_t *all = malloc(p->range * sizeof *all);
+  unsigned char *key = malloc(o->key_size), *val = malloc(o->value_size);
+  int rc = made && all && key && val ? 0 : RMADHT_ERR_NOMEM;
+  uint64_t mine = 0;
+  if (!rc) {
+    for (size_t i = 0; i < p->n; i++) made[p->ids[i] - p->first]++;
+    if (MPI_Allreduce(made, all, (int)p->range, MPI_UINT32_T, MPI_SUM,
+                      MPI_COMM_WORLD) != MPI_SUCCESS)
+      rc = RMADHT_ERR_MPI;
+  }
+  for (size_t j = (size_t)rank; !rc && j < p->range; j += (size_t)nranks) {
+    if (!all[j]) continue;
+    uint64_t n = 0;
+    key_of(key, o->key_size, p->first + j);
+    int st = rmadht_read(x->t, key, val);
+    if (st < 0) rc = st;
+    if (st == RMADHT_OK) memcpy(&n, val, 8);
+    if (n < all[j]) mine += all[j] - n;
+  }
+  free(made);
+  free(all);
+  free(key);
+  free(val);
+  int worst;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, lost, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return worst;
+}
+
+/* What a phase does with its ops. */
+enum kind { WRITES, READS, UPDATES };
+
 /* Runs ops in batches; in a mixed batch the writes go first. */
-static int run_ops(struct target *x, const struct ops *p, int reads_only,
+static int run_ops(struct target *x, const struct ops *p, enum kind kind,
                    unsigned char *out, struct counts *c) {
   const struct options *o = x->o;
   size_t ks = o->key_size, vs = o->value_size, b = o->batch;
@@ -124,8 +228,12 @@ static int run_ops(struct target *x, const struct ops *p, int reads_only,
   int rc = (!wk || !wv || !rk) ? RMADHT_ERR_NOMEM : 0;
   for (size_t at = 0; at < p->n && !rc; at += b) {
     size_t m = p->n - at < b ? p->n - at : b, nw = 0, nr = 0;
+    if (kind == UPDATES) {
+      rc = do_updates(x, m, p->keys + at * ks, c);
+      continue;
+    }
     for (size_t i = at; i < at + m; i++) {
-      if (!reads_only && p->is_write[i]) {
+      if (kind == WRITES && p->is_write[i]) {
         memcpy(wk + nw * ks, p->keys + i * ks, ks);
         memcpy(wv + nw++ * vs, p->vals + i * vs, vs);
       } else {
@@ -157,13 +265,13 @@ static const char *path_of(const struct target *x) {
 }
 
 static int phase(struct target *x, const char *mode, const char *dist,
-                 const char *name, const struct ops *p, int reads_only,
+                 const char *name, const struct ops *p, enum kind kind,
                  unsigned char *out, int rank, int nranks) {
   struct counts c = {0}, before = {0}, after = {0}, sum;
   if (x->t) global_rmadht(x->t, &before);
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
-  int rc = run_ops(x, p, reads_only, out, &c);
+  int rc = run_ops(x, p, kind, out, &c);
   if (x->t && !rc) rc = rmadht_flush(x->t);
   int worst = rc, any;
   MPI_Allreduce(&worst, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -176,10 +284,15 @@ static int phase(struct target *x, const char *mode, const char *dist,
     return any;
   }
   if (x->t) global_rmadht(x->t, &after);
+  if (kind == UPDATES) {
+    rc = count_lost(x, p, rank, nranks, &c.lost);
+    if (rc) return rc;
+    if (rank) c.lost = 0; /* already summed */
+  }
   MPI_Allreduce(&c, &sum, sizeof c / sizeof(uint64_t), MPI_UINT64_T, MPI_SUM,
                 MPI_COMM_WORLD);
   if (rank == 0) {
-    uint64_t ops = sum.reads + sum.writes;
+    uint64_t ops = sum.reads + sum.writes + sum.updates;
     printf("{\"mode\": \"%s\", \"path\": \"%s\", \"distribution\": \"%s\", "
            "\"phase\": \"%s\", \"ranks\": %d, \"batch\": %zu, \"ops\": %llu, "
            "\"seconds\": %.4f, \"mops\": %.3f, ",
@@ -190,15 +303,22 @@ static int phase(struct target *x, const char *mode, const char *dist,
     else
       printf("\"hit_rate\": null, ");
     printf("\"round_trips_per_op\": %.4f, \"evictions\": %llu, "
-           "\"checksum_retries\": %llu}\n",
+           "\"checksum_retries\": %llu",
            (double)(after.round_trips - before.round_trips) / (double)ops,
            (unsigned long long)sum.evictions,
            (unsigned long long)(after.retries - before.retries));
+    if (kind == UPDATES)
+      printf(", \"lost_updates\": %llu, \"ok\": %s",
+             (unsigned long long)sum.lost, sum.lost ? "false" : "true");
+    printf("}\n");
     fflush(stdout);
     fprintf(stderr, "rmadht-bench: %s %s %s: %.2f Mops/s\n", mode, dist, name,
             (double)ops / slowest / 1e6);
+    if (sum.lost)
+      fprintf(stderr, "rmadht-bench: %s %s %s: %llu updates lost\n", mode,
+              dist, name, (unsigned long long)sum.lost);
   }
-  return 0;
+  return sum.lost ? RMADHT_ERR_CONTENDED : 0;
 }
 
 static int run(const struct options *o, enum rmadht_mode mode, int zipf,
@@ -206,7 +326,7 @@ static int run(const struct options *o, enum rmadht_mode mode, int zipf,
   const char *mname = o->local ? "local" : rmadht_mode_name(mode);
   const char *dname = zipf ? "zipf" : "uniform";
   double *cdf = zipf ? zipf_cdf(o->distinct, o->skew) : NULL;
-  struct ops w = {0}, m = {0};
+  struct ops w = {0}, m = {0}, u = {0}, h = {0};
   struct target x = {NULL, NULL, o, malloc(o->batch * sizeof(int))};
   unsigned char *out = malloc(o->batch * o->value_size);
   int rc = (zipf && !cdf) || !x.status || !out ? RMADHT_ERR_NOMEM : 0;
@@ -224,13 +344,27 @@ static int run(const struct options *o, enum rmadht_mode mode, int zipf,
     cfg.node_local = !o->rma;
     rc = rmadht_create(MPI_COMM_WORLD, &cfg, &x.t);
   }
-  if (!rc) rc = phase(&x, mname, dname, "write", &w, 0, out, rank, nranks);
-  if (!rc) rc = phase(&x, mname, dname, "read", &w, 1, out, rank, nranks);
-  if (!rc) rc = phase(&x, mname, dname, "mixed", &m, 0, out, rank, nranks);
+  /* Update keys are fresh (ids past the others), so counts start at 0. */
+  if (!rc && !o->local)
+    rc = make_update_ops(&u, o, o->write_ops, cdf, seed + 3, o->distinct,
+                         o->distinct, 0, rank);
+  if (!rc && !o->local)
+    rc = make_update_ops(&h, o, o->contended_ops, NULL, 0, 2 * o->distinct,
+                         16, 1, rank);
+  if (!rc) rc = phase(&x, mname, dname, "write", &w, WRITES, out, rank, nranks);
+  if (!rc) rc = phase(&x, mname, dname, "read", &w, READS, out, rank, nranks);
+  if (!rc) rc = phase(&x, mname, dname, "mixed", &m, WRITES, out, rank, nranks);
+  if (!rc && !o->local)
+    rc = phase(&x, mname, dname, "update", &u, UPDATES, out, rank, nranks);
+  if (!rc && !o->local)
+    rc = phase(&x, mname, dname, "update-contended", &h, UPDATES, out, rank,
+               nranks);
   if (x.t) rmadht_free(&x.t);
   local_free(x.local);
   free_ops(&w);
   free_ops(&m);
+  free_ops(&u);
+  free_ops(&h);
   free(cdf);
   free(x.status);
   free(out);
@@ -247,7 +381,8 @@ static void usage(void) {
     "  --rma                             no node-local path: RMA throughout\n"
     "  --write-ops N                     write (and read) ops per rank (500000)\n"
     "  --mixed-ops N                     mixed ops per rank (1000000)\n"
-    "  --scale F                         multiply both op counts by F\n"
+    "  --contended-ops N                 updates per rank on 16 keys (100000)\n"
+    "  --scale F                         multiply the op counts by F\n"
     "  --keys N                          distinct keys (712500)\n"
     "  --skew S                          Zipf skew (0.99)\n"
     "  --mb-per-rank M                   table memory per rank (256)\n"
@@ -259,8 +394,8 @@ int main(int argc, char **argv) {
   int rank, nranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  struct options o = {80, 104, (size_t)256 << 20, 712500, 1, 500000, 1000000,
-                      0.99, 0.05, 0, 0, "all", "all"};
+  struct options o = {80,   104,  (size_t)256 << 20, 712500, 1, 500000,
+                      1000000, 100000, 0.99, 0.05, 0, 0, "all", "all"};
   double scale = 1;
   static const struct option longs[] = {
       {"mode", 1, 0, 'm'},       {"dist", 1, 0, 'd'},
@@ -270,6 +405,7 @@ int main(int argc, char **argv) {
       {"skew", 1, 0, 'z'},       {"mb-per-rank", 1, 0, 'M'},
       {"key-size", 1, 0, 'K'},   {"value-size", 1, 0, 'V'},
       {"rma", 0, 0, 'r'},        {"help", 0, 0, 'h'},
+      {"contended-ops", 1, 0, 'c'},
       {0, 0, 0, 0}};
   int c, bad = 0;
   while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
@@ -281,6 +417,7 @@ int main(int argc, char **argv) {
       case 'r': o.rma = 1; break;
       case 'w': o.write_ops = strtoul(optarg, NULL, 10); break;
       case 'x': o.mixed_ops = strtoul(optarg, NULL, 10); break;
+      case 'c': o.contended_ops = strtoul(optarg, NULL, 10); break;
       case 's': scale = strtod(optarg, NULL); break;
       case 'k': o.distinct = strtoul(optarg, NULL, 10); break;
       case 'z': o.skew = strtod(optarg, NULL); break;
@@ -292,9 +429,10 @@ int main(int argc, char **argv) {
   }
   o.write_ops = (size_t)((double)o.write_ops * scale);
   o.mixed_ops = (size_t)((double)o.mixed_ops * scale);
+  o.contended_ops = (size_t)((double)o.contended_ops * scale);
   if (bad || optind < argc || o.batch == 0 || o.distinct == 0 ||
-      o.key_size == 0 || o.value_size == 0 || o.write_ops == 0 ||
-      o.mixed_ops == 0) {
+      o.key_size < 8 || o.value_size < 8 || o.write_ops == 0 ||
+      o.mixed_ops == 0 || o.contended_ops == 0) {
     if (rank == 0) usage();
     MPI_Finalize();
     return 2;

@@ -1,4 +1,4 @@
-/* The seed's synthetic workload (seed 000, section 4.2): key ids drawn
+/* The synthetic workload of Lübke et al. 2024, sect. 4.2: key ids drawn
    uniformly or from a Zipf law, turned into fixed-size keys and values. */
 #ifndef RMADHT_BENCH_WORKLOAD_H
 #define RMADHT_BENCH_WORKLOAD_H

@@ -1,10 +1,14 @@
-# Installs the libraries, headers, a CMake package (find_package(rmadht))
-# and rmadht.pc.
+# Installs the libraries, headers, a CMake package (find_package(rmadht):
+# rmadht::rmadht, rmadht::poet and their _static forms) and rmadht.pc and
+# rmadht-poet.pc.
 include(CMakePackageConfigHelpers)
 
 file(GLOB RMADHT_HEADERS ${PROJECT_SOURCE_DIR}/include/*.h)
 install(FILES ${RMADHT_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS rmadht rmadht_static EXPORT rmadhtTargets
+install(FILES ${PROJECT_SOURCE_DIR}/include/rmadht/poet/DHT.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rmadht/poet)
+install(TARGETS rmadht rmadht_static rmadht_poet rmadht_poet_static
+  EXPORT rmadhtTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -22,7 +26,9 @@ install(FILES ${PROJECT_BINARY_DIR}/rmadhtConfig.cmake
 
 file(RELATIVE_PATH RMADHT_PC_TO_PREFIX
   ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
-configure_file(${PROJECT_SOURCE_DIR}/cmake/rmadht.pc.in
-  ${PROJECT_BINARY_DIR}/rmadht.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/rmadht.pc
-  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+foreach(pc rmadht rmadht-poet)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/${pc}.pc.in
+    ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()

@@ -1,7 +1,11 @@
 /*
  * rmadht_poet.h: the DHT API of POET (De Lucia et al., POET v0.1,
- * Appendix A), unchanged, on top of rmadht.  A program written for POET's
- * DHT.h compiles against this header and links with -lrmadht.
+ * Appendix A), unchanged, on top of rmadht.  A program written for that
+ * DHT.h compiles against this header and links with -lrmadht_poet (CMake
+ * rmadht::poet, pkg-config rmadht-poet).  POET's current API is
+ * rmadht/poet/DHT.h; a program includes one of the two.  This header
+ * renames the 2021 calls to rmadht_poet2021_* symbols, so that both
+ * dialects live in one library without a clash.
  *
  * - size_per_process is a bucket count per rank (rounded up to whole slot
  *   groups of eight); data_size and key_size are bytes.
@@ -17,12 +21,16 @@
  *   (docs/snapshots.md), not POET's own file layout, and a file restores
  *   into a table of any size and rank count with the same key and data
  *   sizes.  Both are collective and quiescent.
- * - DHT is opaque: POET documents its members as internal to the library.
+ * - DHT is opaque: POET documented its members as internal to the library.
  *
  * SPDX-License-Identifier: BSD-3-Clause
  */
 #ifndef RMADHT_POET_H
 #define RMADHT_POET_H
+
+#ifdef RMADHT_POET_DHT_H
+#error "rmadht_poet.h and rmadht/poet/DHT.h are two dialects: include one"
+#endif
 
 #include <stdint.h>
 #include <mpi.h>
@@ -41,7 +49,14 @@ extern "C" {
 #define DHT_FILE_READ_ERROR 13  /* reserved by POET; not returned here */
 #define DHT_FILE_WRITE_ERROR 14 /* writing the file failed */
 
-typedef struct rmadht_poet DHT;
+#define DHT_create rmadht_poet2021_create
+#define DHT_read rmadht_poet2021_read
+#define DHT_write rmadht_poet2021_write
+#define DHT_free rmadht_poet2021_free
+#define DHT_to_file rmadht_poet2021_to_file
+#define DHT_from_file rmadht_poet2021_from_file
+
+typedef struct rmadht_poet2021 DHT;
 
 /* Collective.  NULL on any failure, on every rank. */
 DHT *DHT_create(MPI_Comm comm, unsigned int size_per_process, int data_size,

@@ -19,16 +19,19 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "rmadht.h"
+#include "rmadht_cache.h"
 
 static PyObject *error_type; /* rmadht.errors.Error */
 
-/* Raises rmadht.Error(code, message) and returns NULL. */
+/* Raises rmadht.Error(code, message, name) and returns NULL. */
 static PyObject *raise_code(int code) {
-  PyObject *exc =
-      PyObject_CallFunction(error_type, "is", code, rmadht_strerror(code));
+  PyObject *exc = PyObject_CallFunction(error_type, "iss", code,
+                                        rmadht_strerror(code),
+                                        rmadht_errname(code));
   if (exc) {
     PyErr_SetObject(error_type, exc);
     Py_DECREF(exc);
@@ -66,7 +69,8 @@ static MPI_Comm comm_from_f(long long handle) {
 
 #define STAT_FIELDS(X)                                                       \
   X(reads) X(hits) X(misses) X(writes) X(evictions) X(removes)               \
-      X(checksum_retries) X(invalidations) X(round_trips)
+      X(checksum_retries) X(invalidations) X(round_trips) X(updates)         \
+      X(write_probes)
 
 static int put_u64(PyObject *d, const char *key, uint64_t v) {
   PyObject *o = PyLong_FromUnsignedLongLong(v);
@@ -602,6 +606,33 @@ static PyObject *core_strerror(PyObject *mod, PyObject *arg) {
   return PyUnicode_FromString(rmadht_strerror(code));
 }
 
+static PyObject *core_errname(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  int code = (int)PyLong_AsLong(arg);
+  if (code == -1 && PyErr_Occurred()) return NULL;
+  return PyUnicode_FromString(rmadht_errname(code));
+}
+
+static PyObject *core_version(PyObject *mod, PyObject *unused) {
+  (void)mod;
+  (void)unused;
+  return PyUnicode_FromString(rmadht_version());
+}
+
+/* Adds every code the library names as a module constant without the
+   RMADHT_ prefix (OK, NOT_FOUND, ERR_ARG, ...), so a code added to the C
+   library appears here without an edit. */
+static int add_codes(PyObject *m) {
+  const char *unknown = rmadht_errname(INT_MIN);
+  for (int code = -64; code <= 64; code++) {
+    const char *name = rmadht_errname(code);
+    if (strcmp(name, unknown) == 0) continue;
+    if (strncmp(name, "RMADHT_", 7) == 0) name += 7;
+    if (PyModule_AddIntConstant(m, name, code) < 0) return -1;
+  }
+  return 0;
+}
+
 /* The C cache call alone, repeated: what a batch costs without Python,
    for bench/py_overhead.py.  Returns seconds per call. */
 static PyObject *core_time_lookup(PyObject *mod, PyObject *args) {
@@ -642,6 +673,8 @@ static PyObject *core_comm_size(PyObject *mod, PyObject *unused) {
 
 static PyMethodDef core_methods[] = {
     {"strerror", core_strerror, METH_O, "rmadht_strerror(code)"},
+    {"errname", core_errname, METH_O, "rmadht_errname(code)"},
+    {"version", core_version, METH_NOARGS, "rmadht_version()"},
     {"time_lookup", core_time_lookup, METH_VARARGS,
      "time_lookup(cache, n, inputs, reps) -> seconds per C lookup call"},
     {"sizeof_comm", core_comm_size, METH_NOARGS,
@@ -667,9 +700,7 @@ PyMODINIT_FUNC PyInit__core(void) {
   Py_INCREF(&CacheType);
   if (PyModule_AddObject(m, "Table", (PyObject *)&TableType) < 0 ||
       PyModule_AddObject(m, "Cache", (PyObject *)&CacheType) < 0 ||
-      PyModule_AddIntConstant(m, "OK", RMADHT_OK) < 0 ||
-      PyModule_AddIntConstant(m, "NOT_FOUND", RMADHT_NOT_FOUND) < 0 ||
-      PyModule_AddIntConstant(m, "EVICTED", RMADHT_EVICTED) < 0 ||
+      add_codes(m) < 0 ||
       PyModule_AddIntConstant(m, "LOCK_FREE", RMADHT_LOCK_FREE) < 0 ||
       PyModule_AddIntConstant(m, "FINE_LOCK", RMADHT_FINE_LOCK) < 0 ||
       PyModule_AddIntConstant(m, "COARSE_LOCK", RMADHT_COARSE_LOCK) < 0) {

@@ -11,10 +11,11 @@ int scratch_create(rmadht *t) {
   if (!s) return RMADHT_ERR_NOMEM;
   s->cand = malloc(BATCH_CHUNK * 2 * t->layout.group_bytes);
   s->image = malloc(BATCH_CHUNK * t->layout.slot_size);
+  s->made = malloc(BATCH_CHUNK * t->layout.value_size);
   s->touched_list = malloc((size_t)t->nranks * sizeof *s->touched_list);
   s->touched = calloc((size_t)t->nranks, 1);
   t->scratch = s;
-  if (!s->cand || !s->image || !s->touched_list || !s->touched) {
+  if (!s->cand || !s->image || !s->made || !s->touched_list || !s->touched) {
     scratch_destroy(t);
     return RMADHT_ERR_NOMEM;
   }
@@ -26,6 +27,7 @@ void scratch_destroy(rmadht *t) {
   if (!s) return;
   free(s->cand);
   free(s->image);
+  free(s->made);
   free(s->touched_list);
   free(s->touched);
   free(s);
@@ -72,8 +74,15 @@ void batch_place(rmadht *t, size_t n, const unsigned char *keys) {
     rmadht_place(t, keys + i * t->layout.key_size, &s->place[i]);
     s->todo[i] = (int)i;
     s->tries[i] = 0;
+    s->waits[i] = 0;
     s->removed[i] = 0;
   }
+}
+
+void batch_place_write(rmadht *t, size_t n, const unsigned char *keys,
+                       const struct write_src *src) {
+  batch_place(t, n, keys);
+  t->scratch->src = src;
 }
 
 /* Open addressing over (rank, group); the set is cleared per wave. */

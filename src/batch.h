@@ -27,10 +27,16 @@ struct scratch {
   uint32_t expect[BATCH_CHUNK], result[BATCH_CHUNK], claim[BATCH_CHUNK];
   uint32_t lock_old[BATCH_CHUNK][2];
   unsigned tries[BATCH_CHUNK];
+  unsigned waits[BATCH_CHUNK]; /* re-reads of an update's busy key */
+  uint32_t probes[BATCH_CHUNK]; /* write_probes of a write's choice */
   unsigned char kind[BATCH_CHUNK];    /* enum choice_kind of a write */
   unsigned char removed[BATCH_CHUNK]; /* a remove took one copy already */
   unsigned char *cand;       /* BATCH_CHUNK * 2 groups of candidates */
   unsigned char *image;      /* BATCH_CHUNK slot images (not lockfree.c) */
+  const struct write_src *src;              /* the write call's items */
+  const unsigned char *value[BATCH_CHUNK];  /* what item i stores; NULL:
+                                               remove */
+  unsigned char *made;       /* BATCH_CHUNK values made by update fns */
   int *touched_list;         /* nranks */
   unsigned char *touched;    /* nranks flags */
   int ntouched;
@@ -57,6 +63,9 @@ void batch_forget_touched(rmadht *t);
 
 /* Places items [0, n) of keys and lists them all as todo. */
 void batch_place(rmadht *t, size_t n, const unsigned char *keys);
+/* The same for a write call, whose items src describes. */
+void batch_place_write(rmadht *t, size_t n, const unsigned char *keys,
+                       const struct write_src *src);
 
 /* Moves from todo (ntodo items, order kept) into wave the items whose
    groups no earlier wave item uses; returns the wave size and leaves the

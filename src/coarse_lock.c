@@ -5,7 +5,8 @@
  *
  * Batches take each target's lock once for all its items.
  * read:  lock shared, gets, unlock (1 round trip per target).
- * write: lock exclusive, gets, flush (1), puts, unlock (2).
+ * write: lock exclusive, gets, flush (1), puts, unlock (2); an update is
+ *        this write, its value made under the lock (protocol.c).
  * The exclusive lock makes the slot choice atomic; the claim and ver words
  * are still advanced so the slot format is the same in every mode.
  */
@@ -57,19 +58,15 @@ static int coarse_read(rmadht *t, size_t n, const unsigned char *keys,
 
 /* One target's share of a wave, under its exclusive lock. */
 static int write_target(rmadht *t, int rank, const int *items, int n,
-                        const unsigned char *keys,
-                        const unsigned char *values, int *status,
-                        int *ntodo) {
-  size_t ks = t->layout.key_size, vs = t->layout.value_size;
+                        const unsigned char *keys, int *status, int *ntodo) {
+  size_t ks = t->layout.key_size;
   int rc = rmadht_mpi(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, t->win));
   if (rc) return rc;
   for (int k = 0; k < n && !rc; k++) rc = batch_get_candidates(t, items[k]);
   if (!rc) rc = rma_flush(t, rank);
   for (int k = 0; k < n && !rc; k++) {
     int i = items[k];
-    rc = protocol_put_locked(t, i, keys + i * ks,
-                             values ? values + i * vs : NULL, &status[i],
-                             ntodo);
+    rc = protocol_put_locked(t, i, keys + i * ks, &status[i], ntodo);
   }
   int urc = unlock(t, rank);
   batch_forget_touched(t);
@@ -77,9 +74,9 @@ static int write_target(rmadht *t, int rank, const int *items, int n,
 }
 
 static int coarse_write(rmadht *t, size_t n, const unsigned char *keys,
-                        const unsigned char *values, int *status) {
+                        const struct write_src *src, int *status) {
   struct scratch *s = t->scratch;
-  batch_place(t, n, keys);
+  batch_place_write(t, n, keys, src);
   int ntodo = (int)n;
   while (ntodo > 0) {
     int nwave = batch_select_wave(t, &ntodo);
@@ -88,8 +85,8 @@ static int coarse_write(rmadht *t, size_t n, const unsigned char *keys,
       int rank = s->place[s->wave[a]].rank;
       for (b = a; b < nwave && s->place[s->wave[b]].rank == rank; b++) {
       }
-      int rc = write_target(t, rank, s->wave + a, b - a, keys, values,
-                            status, &ntodo);
+      int rc = write_target(t, rank, s->wave + a, b - a, keys, status,
+                            &ntodo);
       if (rc) return rc;
     }
   }

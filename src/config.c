@@ -4,6 +4,9 @@
  */
 #include "config.h"
 
+#include <stdatomic.h>
+#include <xxhash.h>
+
 void rmadht_config_default(rmadht_config *cfg, size_t key_size,
                            size_t value_size) {
   if (!cfg) return;
@@ -36,15 +39,31 @@ int config_check_local(const rmadht_config *cfg, struct slot_layout *layout) {
   return RMADHT_OK;
 }
 
-/* Fields compared across ranks. */
+/* Fields compared across ranks, then two that are only combined: the
+   number of tables this process created so far, and rank 0's salt. */
 enum {
   F_ERR, F_KEY, F_VALUE, F_BYTES, F_MODE, F_HASH, F_NODE_LOCAL, F_FORMAT,
   NFIELDS
 };
+enum { F_SERIAL = 2 * NFIELDS, F_SALT, NALL };
 
-int config_agree(MPI_Comm comm, const rmadht_config *cfg, int local_rc) {
+/* Tables created by this process, so that tables created one after another
+   get different identifiers. */
+static _Atomic uint64_t tables_created;
+
+/* Rank 0's salt, so that tables of unrelated runs or communicators differ
+   too: the clock and an address (randomised by the loader). */
+static uint64_t salt(void) {
+  double now = MPI_Wtime();
+  uint64_t mix[2] = {(uint64_t)(uintptr_t)&now, 0};
+  memcpy(&mix[1], &now, sizeof now);
+  return XXH3_64bits(mix, sizeof mix);
+}
+
+int config_agree(MPI_Comm comm, const rmadht_config *cfg, int local_rc,
+                 uint64_t *id) {
   /* MAX over (v, ~v) yields max(v) and ~min(v) in one call. */
-  uint64_t v[2 * NFIELDS] = {0};
+  uint64_t v[NALL] = {0};
   v[F_ERR] = (uint64_t)-(int64_t)local_rc;
   if (local_rc == RMADHT_OK) {
     v[F_KEY] = cfg->key_size;
@@ -58,10 +77,16 @@ int config_agree(MPI_Comm comm, const rmadht_config *cfg, int local_rc) {
     v[F_FORMAT] = SLOT_GROUP << 16 | SLOT_HEADER;
   }
   for (int f = 0; f < NFIELDS; f++) v[NFIELDS + f] = ~v[f];
-  uint64_t r[2 * NFIELDS];
-  if (MPI_Allreduce(v, r, 2 * NFIELDS, MPI_UINT64_T, MPI_MAX, comm) !=
-      MPI_SUCCESS)
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  v[F_SERIAL] = atomic_load(&tables_created) + 1;
+  if (rank == 0) v[F_SALT] = salt();
+  uint64_t r[NALL];
+  if (MPI_Allreduce(v, r, NALL, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
     return RMADHT_ERR_MPI;
+  atomic_store(&tables_created, r[F_SERIAL]);
+  /* Never 0, which an all-zero location carries. */
+  *id = XXH3_64bits(&r[F_SERIAL], 2 * sizeof r[0]) | 1u;
   if (r[F_ERR] != 0) {
     /* Every rank reports the gravest error any rank found. */
     return -(int)r[F_ERR];

@@ -1,5 +1,8 @@
-/* Messages for every return code and mode. */
+/* Messages and names for every return code and mode; the version. */
 #include "rmadht.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 const char *rmadht_strerror(int code) {
   switch (code) {
@@ -16,8 +19,37 @@ const char *rmadht_strerror(int code) {
     case RMADHT_ERR_FILE: return "snapshot file missing or unreadable";
     case RMADHT_ERR_FORMAT: return "not a valid rmadht snapshot for this table (foreign, corrupt, truncated, other version or sizes)";
     case RMADHT_ERR_IO: return "writing the snapshot failed";
+    case RMADHT_ERR_LOCATION: return "not a location of this table, or out of range";
     default: return "unknown rmadht return code";
   }
+}
+
+const char *rmadht_errname(int code) {
+  switch (code) {
+#define NAME(c) \
+  case c: return #c
+    NAME(RMADHT_OK);
+    NAME(RMADHT_NOT_FOUND);
+    NAME(RMADHT_EVICTED);
+    NAME(RMADHT_ERR_ARG);
+    NAME(RMADHT_ERR_SIZE);
+    NAME(RMADHT_ERR_MISMATCH);
+    NAME(RMADHT_ERR_NOMEM);
+    NAME(RMADHT_ERR_MPI);
+    NAME(RMADHT_ERR_REMOTE);
+    NAME(RMADHT_ERR_CONTENDED);
+    NAME(RMADHT_ERR_FILE);
+    NAME(RMADHT_ERR_FORMAT);
+    NAME(RMADHT_ERR_IO);
+    NAME(RMADHT_ERR_LOCATION);
+#undef NAME
+    default: return "RMADHT_UNKNOWN";
+  }
+}
+
+const char *rmadht_version(void) {
+  return STR(RMADHT_VERSION_MAJOR) "." STR(RMADHT_VERSION_MINOR) "." STR(
+      RMADHT_VERSION_PATCH);
 }
 
 const char *rmadht_mode_name(enum rmadht_mode mode) {

@@ -1,6 +1,7 @@
 /*
- * Fine-lock protocol: a readers/writer lock word per slot group, as in seed
- * 000 section 3.2, driven by MPI atomics inside the lock_all epoch.
+ * Fine-lock protocol: a readers/writer lock word per slot group, as in
+ * Lübke et al. 2024, sect. 3.2, driven by MPI atomics inside the lock_all
+ * epoch.
  *
  * The lock word is 32-bit: bit 31 marks a writer, the rest count readers.
  *   reader: fetch-and-add 1; if a writer held it, subtract 1 and retry.
@@ -12,7 +13,9 @@
  *
  * read:  lock (1) get (2) unlock (3) round trips.
  * write: lock (1) get (2) put (3) unlock (4): the put must be complete
- *        before the lock is released, and MPI orders neither.
+ *        before the lock is released, and MPI orders neither.  An update
+ *        is this write, its value made under the lock by the caller's
+ *        function (protocol.c).
  * Releases are flushed at once: a reader that went on to compute for an
  * hour must not hold a writer up for an hour.
  */
@@ -147,10 +150,10 @@ static int lock_writers(rmadht *t, int *nwave, int *ntodo) {
 }
 
 static int fine_write(rmadht *t, size_t n, const unsigned char *keys,
-                      const unsigned char *values, int *status) {
+                      const struct write_src *src, int *status) {
   struct scratch *s = t->scratch;
-  size_t ks = t->layout.key_size, vs = t->layout.value_size;
-  batch_place(t, n, keys);
+  size_t ks = t->layout.key_size;
+  batch_place_write(t, n, keys, src);
   int ntodo = (int)n;
   for (unsigned attempt = 0; ntodo > 0; attempt++) {
     int nwave = batch_select_wave(t, &ntodo);
@@ -164,9 +167,7 @@ static int fine_write(rmadht *t, size_t n, const unsigned char *keys,
     if (rc) return rc;
     for (int w = 0; w < nwave; w++) {
       int i = s->wave[w];
-      rc = protocol_put_locked(t, i, keys + i * ks,
-                               values ? values + i * vs : NULL, &status[i],
-                               &ntodo);
+      rc = protocol_put_locked(t, i, keys + i * ks, &status[i], &ntodo);
       if (rc) return rc;
     }
     rc = batch_flush_touched(t);

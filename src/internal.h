@@ -16,15 +16,24 @@ struct place {
   uint32_t tag;
 };
 
+/* What the items of a write call store: given values, nothing (a
+   remove), or what an update function makes of each current value. */
+struct write_src {
+  const unsigned char *values; /* n values; NULL with fn NULL: remove */
+  rmadht_update_fn fn;         /* non-NULL: update */
+  void *arg;
+  size_t first;                /* the batch index of item 0, for fn */
+  rmadht_location *locs;       /* where each entry went, or NULL */
+};
+
 /* One consistency protocol.  Batches are the unit of work: single calls
    are batches of one.  Each function fills status[i] for its n items and
    returns RMADHT_OK or an error. */
 struct protocol {
   int (*read)(rmadht *t, size_t n, const unsigned char *keys,
               unsigned char *values, int *status);
-  /* values NULL: remove the keys */
   int (*write)(rmadht *t, size_t n, const unsigned char *keys,
-               const unsigned char *values, int *status);
+               const struct write_src *src, int *status);
   /* Completes this rank's outstanding puts everywhere. */
   int (*flush)(rmadht *t);
 };
@@ -50,6 +59,7 @@ struct rmadht {
   uint64_t (*hash)(const void *key, size_t len, void *arg);
   void *hash_arg;
   uint64_t clock; /* Lamport clock of write epochs, for eviction by age */
+  uint64_t id;    /* the same on every rank, carried by locations */
   rmadht_stats stats;
   struct pending *pending; /* nranks entries, lock-free mode */
   struct scratch *scratch; /* reusable batch buffers (batch.h) */
@@ -60,6 +70,11 @@ uint64_t rmadht_hash(const rmadht *t, const void *key);
 void place_from_hash(uint64_t h, int nranks, uint64_t groups,
                      struct place *p);
 void rmadht_place(const rmadht *t, const void *key, struct place *p);
+
+/* location.c: the location of slot index slot (group * SLOT_GROUP + j) on
+   rank. */
+void location_make(const rmadht *t, int rank, uint64_t slot,
+                   rmadht_location *loc);
 
 /* errors.c: maps an MPI return code to RMADHT_OK / RMADHT_ERR_MPI. */
 static inline int rmadht_mpi(int mpi_rc) {

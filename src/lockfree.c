@@ -11,6 +11,9 @@
  *        lost claim means another writer took the slot first: read again
  *        and choose again.  Two writers can therefore never fill the same
  *        free slot with different keys.
+ * update: the same write, its value made from the copy of round trip 1 by
+ *        the caller's function (protocol.c), which runs again after a lost
+ *        claim.  A key whose slot is being written is read again first.
  *
  * Why only the bytes that differ: a put lands in whatever order the MPI
  * moves its bytes, and nothing tells another writer when it is complete
@@ -76,10 +79,10 @@ static int put_changes(rmadht *t, int rank, uint64_t disp,
 }
 
 static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
-                    const unsigned char *values, int *status) {
+                    const struct write_src *src, int *status) {
   struct scratch *s = t->scratch;
-  size_t ks = t->layout.key_size, vs = t->layout.value_size;
-  batch_place(t, n, keys);
+  size_t ks = t->layout.key_size;
+  batch_place_write(t, n, keys, src);
   int ntodo = (int)n;
   while (ntodo > 0) {
     int nwave = batch_select_wave(t, &ntodo);
@@ -90,22 +93,20 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
     int rc = batch_flush_touched(t);
     if (rc) return rc;
 
-    int nclaim = 0;
-    unsigned waited = 0;
+    int nclaim = 0, waiting = -1; /* an item that found its key busy */
     for (int w = 0; w < nwave; w++) {
       int i = s->wave[w];
-      const unsigned char *v = values ? values + i * vs : NULL;
-      if (!protocol_decide(t, i, keys + i * ks, v, &status[i])) continue;
-      if (!slot_claimable(&t->layout, batch_cand(t, i) +
-                                          (size_t)s->slot[i] *
-                                              t->layout.slot_size)) {
-        /* Another rank's write to it is landing: wait, then read again. */
-        if (++s->tries[i] > WRITE_RETRIES) {
-          status[i] = RMADHT_ERR_CONTENDED;
-          continue;
+      enum decision d = protocol_decide(t, i, keys + i * ks, 0, &status[i]);
+      if (d == DECIDE_DONE) continue;
+      /* Its key's slot, or the slot chosen, is another rank's write
+         landing: wait, then read again. */
+      if (d == DECIDE_AGAIN ||
+          !slot_claimable(&t->layout, batch_cand(t, i) + (size_t)s->slot[i] *
+                                                             t->layout.slot_size)) {
+        if (!protocol_give_up(t, i, 1, &status[i])) {
+          protocol_requeue(t, &ntodo, i);
+          waiting = i;
         }
-        if (s->tries[i] > waited) waited = s->tries[i];
-        protocol_requeue(t, &ntodo, i);
         continue;
       }
       s->claim[i] = slot_next_claim(s->expect[i]);
@@ -124,13 +125,11 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
     for (int w = 0; w < nclaim; w++) {
       int i = s->wave[w];
       const unsigned char *key = keys + i * ks;
-      const unsigned char *v = values ? values + i * vs : NULL;
       if (s->result[i] != s->expect[i]) {
-        if (++s->tries[i] > WRITE_RETRIES) {
-          status[i] = RMADHT_ERR_CONTENDED;
-          continue;
-        }
-        protocol_requeue(t, &ntodo, i);
+        /* Read again and decide again; an update runs its function on
+           the value that won. */
+        if (!protocol_give_up(t, i, 0, &status[i]))
+          protocol_requeue(t, &ntodo, i);
         continue;
       }
       const struct place *p = &s->place[i];
@@ -138,7 +137,7 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
       rc = rma_pending_image(t, p->rank, p->group[s->slot[i] / SLOT_GROUP],
                              &image);
       if (rc) return rc;
-      protocol_image(t, i, key, v, s->claim[i], image, &status[i]);
+      protocol_image(t, i, key, s->claim[i], image, &status[i]);
       /* The claim word stays out of the puts: it is only ever changed by
          compare-and-swap, and accumulates and puts may not overlap. */
       rc = put_changes(t, p->rank, protocol_slot_disp(t, i, s->slot[i]),
@@ -146,10 +145,10 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
                        batch_cand(t, i) +
                            (size_t)s->slot[i] * t->layout.slot_size);
       if (rc) return rc;
-      if (!v && protocol_more_copies(t, i, key))
+      if (!s->value[i] && protocol_more_copies(t, i, key))
         protocol_requeue(t, &ntodo, i);
     }
-    if (waited) protocol_backoff(waited);
+    if (waiting >= 0) protocol_pause(t, waiting, 1);
   }
   return RMADHT_OK;
 }

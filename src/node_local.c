@@ -27,6 +27,8 @@
  *        claim, store the tag, then the image, ver last.  Items
  *        run in batch order, each complete before the next, so later items
  *        win; a batch prefetches the next item's groups meanwhile.
+ * update: the same write, its value made from the copy by the caller's
+ *        function (protocol.c), which runs again after a lost claim.
  *
  * Order of a write's stores: claim (compare-and-swap), tag, stamp to
  * value, and ver last.  A slot counts as done only when ver equals claim,
@@ -119,9 +121,9 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "32-bit atomics must be lock-free");
 
 /* Claims, tags and fills the slot protocol_decide chose for item i;
    returns 0 if another writer claimed it first. */
-static int put_item(rmadht *t, int i, const unsigned char *key,
-                    const unsigned char *value, int *status) {
+static int put_item(rmadht *t, int i, const unsigned char *key, int *status) {
   struct scratch *s = t->scratch;
+  const unsigned char *value = s->value[i];
   const struct slot_layout *l = &t->layout;
   int c = s->slot[i];
   unsigned char *slot =
@@ -137,7 +139,7 @@ static int put_item(rmadht *t, int i, const unsigned char *key,
                         value ? s->place[i].tag : 0u, memory_order_relaxed);
   atomic_thread_fence(memory_order_release);
   unsigned char *image = batch_image(t, i);
-  protocol_image(t, i, key, value, claim, image, status);
+  protocol_image(t, i, key, claim, image, status);
   memcpy(slot + SLOT_OFF_STAMP, image + SLOT_OFF_STAMP,
          l->slot_size - SLOT_OFF_STAMP);
   /* ver last: once another writer sees it equal the claim, every store of
@@ -147,14 +149,13 @@ static int put_item(rmadht *t, int i, const unsigned char *key,
 }
 
 static int nl_write(rmadht *t, size_t n, const unsigned char *keys,
-                    const unsigned char *values, int *status) {
+                    const struct write_src *src, int *status) {
   struct scratch *s = t->scratch;
   const struct slot_layout *l = &t->layout;
-  size_t ks = l->key_size, vs = l->value_size;
-  batch_place(t, n, keys);
+  size_t ks = l->key_size;
+  batch_place_write(t, n, keys, src);
   for (int i = 0; i < (int)n; i++) {
     const unsigned char *key = keys + (size_t)i * ks;
-    const unsigned char *v = values ? values + (size_t)i * vs : NULL;
     /* The groups of the item WRITE_AHEAD on, so that its copy finds them
        in cache (inline here for the reason given in nl_read). */
     if (i + WRITE_AHEAD < (int)n)
@@ -167,19 +168,18 @@ static int nl_write(rmadht *t, size_t n, const unsigned char *keys,
         memcpy(batch_cand(t, i) + (size_t)g * l->group_bytes, group_of(t, i, g),
                l->group_bytes);
       atomic_thread_fence(memory_order_acquire);
-      if (!protocol_decide(t, i, key, v, &status[i])) break;
-      const unsigned char *chosen =
-          batch_cand(t, i) + (size_t)s->slot[i] * l->slot_size;
-      if (!slot_claimable(l, chosen) || !put_item(t, i, key, v, &status[i])) {
-        if (++s->tries[i] > WRITE_RETRIES) {
-          status[i] = RMADHT_ERR_CONTENDED;
-          break;
-        }
-        protocol_backoff(s->tries[i]);
+      enum decision d = protocol_decide(t, i, key, 0, &status[i]);
+      if (d == DECIDE_DONE) break;
+      int busy = d == DECIDE_AGAIN;
+      if (busy || !slot_claimable(l, batch_cand(t, i) +
+                                    (size_t)s->slot[i] * l->slot_size) ||
+          !put_item(t, i, key, &status[i])) {
+        if (protocol_give_up(t, i, busy, &status[i])) break;
+        protocol_pause(t, i, busy);
         continue;
       }
       /* A remove goes on until no copy of the key is left. */
-      if (v || !protocol_more_copies(t, i, key)) break;
+      if (s->value[i] || !protocol_more_copies(t, i, key)) break;
     }
   }
   return RMADHT_OK;

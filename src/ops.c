@@ -19,17 +19,30 @@ static int read_chunks(rmadht *t, size_t n, const unsigned char *keys,
   return RMADHT_OK;
 }
 
+/* Runs the write items src describes over n keys, chunk by chunk. */
 static int write_chunks(rmadht *t, size_t n, const unsigned char *keys,
-                        const unsigned char *values, int *status) {
+                        const struct write_src *src, int *status) {
   for (size_t at = 0; at < n; at += BATCH_CHUNK) {
     size_t m = n - at < BATCH_CHUNK ? n - at : BATCH_CHUNK;
-    int rc = t->proto->write(
-        t, m, keys + at * t->layout.key_size,
-        values ? values + at * t->layout.value_size : NULL, status + at);
+    struct write_src part = *src;
+    part.first = at;
+    if (src->values) part.values = src->values + at * t->layout.value_size;
+    if (src->locs) part.locs = src->locs + at;
+    int rc = t->proto->write(t, m, keys + at * t->layout.key_size, &part,
+                             status + at);
     if (rc) return rc;
   }
-  if (values) t->stats.writes += n;
+  if (src->fn)
+    t->stats.updates += n;
+  else if (src->values)
+    t->stats.writes += n;
   return RMADHT_OK;
+}
+
+static int write_one(rmadht *t, const void *key, const struct write_src *src) {
+  int status;
+  int rc = write_chunks(t, 1, key, src, &status);
+  return rc ? rc : status;
 }
 
 int rmadht_read(rmadht *t, const void *key, void *value) {
@@ -43,17 +56,31 @@ int rmadht_read(rmadht *t, const void *key, void *value) {
 int rmadht_write(rmadht *t, const void *key, const void *value) {
   CHECK_TABLE(t);
   if (!key || !value) return RMADHT_ERR_ARG;
-  int status;
-  int rc = write_chunks(t, 1, key, value, &status);
-  return rc ? rc : status;
+  struct write_src src = {.values = value};
+  return write_one(t, key, &src);
+}
+
+int rmadht_write_loc(rmadht *t, const void *key, const void *value,
+                     rmadht_location *loc) {
+  CHECK_TABLE(t);
+  if (!key || !value || !loc) return RMADHT_ERR_ARG;
+  struct write_src src = {.values = value, .locs = loc};
+  return write_one(t, key, &src);
 }
 
 int rmadht_remove(rmadht *t, const void *key) {
   CHECK_TABLE(t);
   if (!key) return RMADHT_ERR_ARG;
-  int status;
-  int rc = write_chunks(t, 1, key, NULL, &status);
-  return rc ? rc : status;
+  struct write_src src = {0};
+  return write_one(t, key, &src);
+}
+
+int rmadht_update(rmadht *t, const void *key, rmadht_update_fn fn, void *arg,
+                  rmadht_location *loc) {
+  CHECK_TABLE(t);
+  if (!key || !fn) return RMADHT_ERR_ARG;
+  struct write_src src = {.fn = fn, .arg = arg, .locs = loc};
+  return write_one(t, key, &src);
 }
 
 int rmadht_read_batch(rmadht *t, size_t n, const void *keys, void *values,
@@ -69,7 +96,28 @@ int rmadht_write_batch(rmadht *t, size_t n, const void *keys,
   CHECK_TABLE(t);
   if (n == 0) return RMADHT_OK;
   if (!keys || !values || !status) return RMADHT_ERR_ARG;
-  return write_chunks(t, n, keys, values, status);
+  struct write_src src = {.values = values};
+  return write_chunks(t, n, keys, &src, status);
+}
+
+int rmadht_write_batch_loc(rmadht *t, size_t n, const void *keys,
+                           const void *values, int *status,
+                           rmadht_location *locs) {
+  CHECK_TABLE(t);
+  if (n == 0) return RMADHT_OK;
+  if (!keys || !values || !status || !locs) return RMADHT_ERR_ARG;
+  struct write_src src = {.values = values, .locs = locs};
+  return write_chunks(t, n, keys, &src, status);
+}
+
+int rmadht_update_batch(rmadht *t, size_t n, const void *keys,
+                        rmadht_update_fn fn, void *arg, int *status,
+                        rmadht_location *locs) {
+  CHECK_TABLE(t);
+  if (n == 0) return RMADHT_OK;
+  if (!keys || !fn || !status) return RMADHT_ERR_ARG;
+  struct write_src src = {.fn = fn, .arg = arg, .locs = locs};
+  return write_chunks(t, n, keys, &src, status);
 }
 
 int rmadht_flush(rmadht *t) {

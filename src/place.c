@@ -1,8 +1,9 @@
 /*
  * Addressing: from a key to its owner rank and two candidate groups.
  *
- * The seed derived several bucket indices from overlapping bytes of one
- * hash, so a key's candidates were correlated and keys collided at low load.
+ * The MPI-DHT of Lübke et al. 2024 (sect. 3.1) derived several bucket
+ * indices from overlapping bytes of one hash, so a key's candidates were
+ * correlated and keys collided at low load.
  * Here the owner comes from the high 32 bits of the hash, the first group
  * from the low 32 bits and the second group from a rehash of the whole
  * hash, each reduced to its range by a multiply-shift (no modulo bias worth

@@ -37,55 +37,158 @@ int protocol_read_result(rmadht *t, int i, int nslots,
   return 0;
 }
 
-int protocol_decide(rmadht *t, int i, const unsigned char *key,
-                    const unsigned char *value, int *status) {
+/* Slot index (group * SLOT_GROUP + j) on the owner of candidate c of item
+   i, as locations carry it. */
+static uint64_t slot_index(const rmadht *t, int i, int c) {
+  return t->scratch->place[i].group[c / SLOT_GROUP] * SLOT_GROUP +
+         (uint64_t)(c % SLOT_GROUP);
+}
+
+static void record_location(rmadht *t, int i, int c) {
+  const struct write_src *src = t->scratch->src;
+  if (src->locs)
+    location_make(t, t->scratch->place[i].rank, slot_index(t, i, c),
+                  &src->locs[i]);
+}
+
+/* Runs item i's update function on the key's value in the copy, and sets
+   s->value[i] and *own (the key's slot, or SEARCH_NONE) for a write. */
+static enum decision decide_update(rmadht *t, int i, const unsigned char *key,
+                                   int locked, int *own, int *status) {
   struct scratch *s = t->scratch;
-  int ngroups = s->place[i].ngroups;
+  const struct write_src *src = s->src;
+  size_t vs = t->layout.value_size;
+  int nslots = protocol_nslots(t, i);
+  int c = search_key(&t->layout, batch_cand(t, i), nslots, key, -1);
+  /* A torn copy of the key may be its newest value: never take it for
+     absent, or an update could start again from zeros. */
+  if (c == SEARCH_TORN) {
+    if (!locked) return DECIDE_AGAIN;
+    c = SEARCH_NONE;
+  }
+  unsigned char *v = s->made + (size_t)i * vs;
+  if (c >= 0)
+    memcpy(v, slot_value(&t->layout, cand_slot(t, i, c)), vs);
+  else
+    memset(v, 0, vs);
+  switch (src->fn(src->arg, src->first + (size_t)i, key, v, c >= 0)) {
+    case RMADHT_UPDATE_KEEP:
+      /* The copy is the linearisation point: nothing to claim. */
+      if (c >= 0) record_location(t, i, c);
+      *status = c >= 0 ? RMADHT_OK : RMADHT_NOT_FOUND;
+      return DECIDE_DONE;
+    case RMADHT_UPDATE_STORE:
+      s->value[i] = v;
+      break;
+    case RMADHT_UPDATE_REMOVE:
+      if (c < 0) {
+        *status = RMADHT_NOT_FOUND;
+        return DECIDE_DONE;
+      }
+      s->value[i] = NULL;
+      break;
+    default:
+      *status = RMADHT_ERR_ARG;
+      return DECIDE_DONE;
+  }
+  /* The claim compares only the chosen slot's claim word, so the value
+     must come from a completed write of it: a slot in flight may still
+     show the value its writer is replacing.  While the key is absent, a
+     candidate being written may be another updater inserting it. */
+  if (!locked && (c >= 0 ? slot_inflight(cand_slot(t, i, c))
+                         : search_busy(&t->layout, batch_cand(t, i), nslots)))
+    return DECIDE_AGAIN;
+  *own = c;
+  return DECIDE_WRITE;
+}
+
+enum decision protocol_decide(rmadht *t, int i, const unsigned char *key,
+                              int locked, int *status) {
+  struct scratch *s = t->scratch;
+  const struct write_src *src = s->src;
+  int ngroups = s->place[i].ngroups, nslots = ngroups * SLOT_GROUP;
   const unsigned char *cand = batch_cand(t, i);
-  int c;
-  if (value) {
+  int c, own = SEARCH_NONE, update = src->fn && !s->removed[i];
+  if (update) {
+    enum decision d = decide_update(t, i, key, locked, &own, status);
+    if (d != DECIDE_WRITE) return d;
+  } else {
+    s->value[i] = src->values
+                      ? src->values + (size_t)i * t->layout.value_size
+                      : NULL;
+  }
+  if (s->value[i]) {
     enum choice_kind kind;
     uint64_t top;
     c = choose_slot(&t->layout, cand, ngroups, key, &kind, &top);
     if (top > t->clock) t->clock = top;
+    /* An update inserting its key takes the first never-claimed slot, so
+       that two updaters inserting it at once meet on one claim word
+       (search_unclaimed). */
+    int fresh = update && own < 0 ? search_unclaimed(&t->layout, cand, nslots)
+                                  : SEARCH_NONE;
+    if (fresh >= 0) {
+      c = fresh;
+      kind = CHOICE_FREE;
+    }
     s->kind[i] = (unsigned char)kind;
+    s->probes[i] = 1u + (uint32_t)search_others(&t->layout, cand, nslots, key);
   } else {
-    c = search_key(&t->layout, cand, ngroups * SLOT_GROUP, key, -1);
+    c = own >= 0 ? own : search_key(&t->layout, cand, nslots, key, -1);
     if (c < 0) {
       /* A remove that already took one copy of a duplicated key is done. */
       *status = s->removed[i] ? RMADHT_OK : RMADHT_NOT_FOUND;
-      return 0;
+      return DECIDE_DONE;
     }
   }
   s->slot[i] = c;
   s->expect[i] = slot_get32(cand_slot(t, i, c), SLOT_OFF_CLAIM);
-  return 1;
+  return DECIDE_WRITE;
+}
+
+int protocol_give_up(rmadht *t, int i, int busy, int *status) {
+  struct scratch *s = t->scratch;
+  if (busy ? ++s->waits[i] > UPDATE_WAITS : ++s->tries[i] > WRITE_RETRIES) {
+    *status = RMADHT_ERR_CONTENDED;
+    return 1;
+  }
+  return 0;
+}
+
+void protocol_pause(rmadht *t, int i, int busy) {
+  const struct scratch *s = t->scratch;
+  if (busy)
+    protocol_backoff(s->waits[i] < UPDATE_PAUSE ? s->waits[i] : UPDATE_PAUSE);
+  else
+    protocol_backoff(s->tries[i]);
 }
 
 void protocol_image(rmadht *t, int i, const unsigned char *key,
-                    const unsigned char *value, uint32_t claim,
-                    unsigned char *image, int *status) {
+                    uint32_t claim, unsigned char *image, int *status) {
   struct scratch *s = t->scratch;
+  const unsigned char *value = s->value[i];
   slot_fill(&t->layout, image, claim, ++t->clock,
             value ? STAMP_LIVE : STAMP_TOMB, key, value);
   *status = RMADHT_OK;
   if (!value) {
     if (!s->removed[i]) t->stats.removes++;
     s->removed[i] = 1;
-  } else if (s->kind[i] == CHOICE_EVICT) {
+    return;
+  }
+  t->stats.write_probes += s->probes[i];
+  record_location(t, i, s->slot[i]);
+  if (s->kind[i] == CHOICE_EVICT) {
     t->stats.evictions++;
     *status = RMADHT_EVICTED;
   }
 }
 
 int protocol_put_locked(rmadht *t, int i, const unsigned char *key,
-                        const unsigned char *value, int *status,
-                        int *ntodo) {
+                        int *status, int *ntodo) {
   struct scratch *s = t->scratch;
-  if (!protocol_decide(t, i, key, value, status)) return RMADHT_OK;
+  if (protocol_decide(t, i, key, 1, status) != DECIDE_WRITE) return RMADHT_OK;
   unsigned char *image = batch_image(t, i);
-  protocol_image(t, i, key, value, slot_next_claim(s->expect[i]), image,
-                 status);
+  protocol_image(t, i, key, slot_next_claim(s->expect[i]), image, status);
   int rank = s->place[i].rank;
   int rc = rmadht_mpi(MPI_Put(image, (int)t->layout.slot_size, MPI_BYTE,
                               rank,
@@ -93,7 +196,8 @@ int protocol_put_locked(rmadht *t, int i, const unsigned char *key,
                               (int)t->layout.slot_size, MPI_BYTE, t->win));
   if (rc) return rc;
   batch_touch(t, rank);
-  if (!value && protocol_more_copies(t, i, key)) protocol_requeue(t, ntodo, i);
+  if (!s->value[i] && protocol_more_copies(t, i, key))
+    protocol_requeue(t, ntodo, i);
   return RMADHT_OK;
 }
 

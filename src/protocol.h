@@ -12,6 +12,12 @@
 #define READ_RETRIES 4
 /* Lost slot claims of one write item before RMADHT_ERR_CONTENDED. */
 #define WRITE_RETRIES 64
+/* Re-reads of an update whose key is busy before RMADHT_ERR_CONTENDED,
+   each after a pause of at most 2^UPDATE_PAUSE us: about a second in all,
+   since an RMA writer's put lands at its next synchronisation with the
+   target, but short pauses, since it usually lands within microseconds. */
+#define UPDATE_WAITS 16384
+#define UPDATE_PAUSE 6
 
 /* Window displacement of candidate slot c of item i. */
 uint64_t protocol_slot_disp(const rmadht *t, int i, int c);
@@ -29,26 +35,42 @@ int protocol_read_result(rmadht *t, int i, int nslots,
                          const unsigned char *key, unsigned char *value,
                          int may_retry, int *status);
 
-/* Decides where item i's write (value NULL: remove) goes, from its
-   candidates.  Returns 1 and sets s->slot[i] and s->expect[i] (the claim
-   seen there) when there is something to write; else 0 with *status set
-   (remove of a missing key). */
-int protocol_decide(rmadht *t, int i, const unsigned char *key,
-                    const unsigned char *value, int *status);
+/* What protocol_decide made of item i. */
+enum decision {
+  DECIDE_DONE,  /* nothing to write: *status is set (a remove of a missing
+                   key, an update that keeps or fails) */
+  DECIDE_WRITE, /* s->slot[i], s->expect[i] (the claim seen there) and
+                   s->value[i] (NULL: remove) are set */
+  DECIDE_AGAIN  /* lock-free update: its key's slot, or while it is absent
+                   any candidate, is torn or being written: read again */
+};
 
-/* Fills image with item i's new slot content and sets *status (OK, or
-   EVICTED) and the stats; claim is the claim value the write owns. */
+/* Decides what item i of the call (s->src) writes and where, from its
+   candidates; an update's function runs here, on the copy.  locked: the
+   item holds a lock on its groups, so no write is in flight and a torn
+   slot is corrupt, never busy. */
+enum decision protocol_decide(rmadht *t, int i, const unsigned char *key,
+                              int locked, int *status);
+
+/* Counts a lost claim (busy 0) or a busy key (busy 1) of item i; returns
+   1, with *status RMADHT_ERR_CONTENDED, once its retries are spent. */
+int protocol_give_up(rmadht *t, int i, int busy, int *status);
+
+/* The pause before item i is read again after protocol_give_up. */
+void protocol_pause(rmadht *t, int i, int busy);
+
+/* Fills image with item i's new slot content (value: s->value[i]) and
+   sets *status (OK, or EVICTED), the stats and the item's location; claim
+   is the claim value the write owns. */
 void protocol_image(rmadht *t, int i, const unsigned char *key,
-                    const unsigned char *value, uint32_t claim,
-                    unsigned char *image, int *status);
+                    uint32_t claim, unsigned char *image, int *status);
 
 /* The locked modes' write of item i, once its candidates are read and its
    lock held: decides, images the whole slot (the claim word too, since the
    lock makes it ours) and puts it; requeues a remove that leaves another
-   copy of the key.  A remove of a missing key puts nothing. */
+   copy of the key.  An item that writes nothing puts nothing. */
 int protocol_put_locked(rmadht *t, int i, const unsigned char *key,
-                        const unsigned char *value, int *status,
-                        int *ntodo);
+                        int *status, int *ntodo);
 
 /* After a remove of item i took its slot: does the copy show another live
    slot with the same key (two racing inserts can leave two)? */

@@ -48,20 +48,33 @@ int rma_flush(rmadht *t, int rank) {
   return rmadht_mpi(rc);
 }
 
-int rma_get_group(rmadht *t, int rank, uint64_t group, unsigned char *dst) {
+/* A get of group on rank must not overtake a put of ours into it. */
+static int flush_if_pending(rmadht *t, int rank, uint64_t group) {
   struct pending *p = t->pending;
-  if (p && p->per_rank[rank]) {
-    for (size_t i = 0; i < p->n; i++) {
-      if (p->put[i].rank == rank && p->put[i].group == group) {
-        int rc = rma_flush(t, rank);
-        if (rc) return rc;
-        break;
-      }
-    }
-  }
+  if (!p || !p->per_rank[rank]) return RMADHT_OK;
+  for (size_t i = 0; i < p->n; i++)
+    if (p->put[i].rank == rank && p->put[i].group == group)
+      return rma_flush(t, rank);
+  return RMADHT_OK;
+}
+
+int rma_get_group(rmadht *t, int rank, uint64_t group, unsigned char *dst) {
+  int rc = flush_if_pending(t, rank, group);
+  if (rc) return rc;
   size_t len = t->layout.group_bytes;
   return rmadht_mpi(MPI_Get(dst, (int)len, MPI_BYTE, rank,
                             (MPI_Aint)slot_group_disp(&t->layout, group),
+                            (int)len, MPI_BYTE, t->win));
+}
+
+int rma_get_slot(rmadht *t, int rank, uint64_t slot, unsigned char *dst) {
+  uint64_t group = slot / SLOT_GROUP;
+  int rc = flush_if_pending(t, rank, group);
+  if (rc) return rc;
+  size_t len = t->layout.slot_size;
+  uint64_t disp = slot_group_disp(&t->layout, group) +
+                  (slot % SLOT_GROUP) * (uint64_t)len;
+  return rmadht_mpi(MPI_Get(dst, (int)len, MPI_BYTE, rank, (MPI_Aint)disp,
                             (int)len, MPI_BYTE, t->win));
 }
 

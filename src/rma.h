@@ -34,6 +34,8 @@ int rma_flush(rmadht *t, int rank);
 
 /* Issues the get of one whole group into dst. */
 int rma_get_group(rmadht *t, int rank, uint64_t group, unsigned char *dst);
+/* Issues the get of one slot (group * SLOT_GROUP + j) into dst. */
+int rma_get_slot(rmadht *t, int rank, uint64_t slot, unsigned char *dst);
 
 /* Returns the buffer for the image of a put into group on rank, recorded as
    outstanding; flushes the oldest target if the record is full. */

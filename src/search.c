@@ -118,3 +118,28 @@ int choose_slot(const struct slot_layout *l, const unsigned char *cand,
   *kind = CHOICE_EVICT;
   return oldest >= 0 ? oldest : oldest_busy;
 }
+
+int search_unclaimed(const struct slot_layout *l, const unsigned char *cand,
+                     int nslots) {
+  for (int i = 0; i < nslots; i++)
+    if (slot_get32(nth(l, cand, i), SLOT_OFF_CLAIM) == 0) return i;
+  return SEARCH_NONE;
+}
+
+int search_busy(const struct slot_layout *l, const unsigned char *cand,
+                int nslots) {
+  for (int i = 0; i < nslots; i++)
+    if (!slot_claimable(l, nth(l, cand, i))) return 1;
+  return 0;
+}
+
+int search_others(const struct slot_layout *l, const unsigned char *cand,
+                  int nslots, const void *key) {
+  int k = 0;
+  for (int i = 0; i < nslots; i++) {
+    const unsigned char *s = nth(l, cand, i);
+    k += (slot_get64(s, SLOT_OFF_STAMP) & 3u) == STAMP_LIVE &&
+         !same_key(l, s, key);
+  }
+  return k;
+}

@@ -53,4 +53,23 @@ int choose_slot(const struct slot_layout *l, const unsigned char *cand,
                 int ngroups, const void *key, enum choice_kind *kind,
                 uint64_t *max_epoch);
 
+/* For an update inserting an absent key: the first candidate never
+   claimed (claim 0), in candidate order, or SEARCH_NONE.  Slots are claimed
+   once and never become unclaimed again, so two updaters that each saw the
+   key absent cannot both succeed in taking different such slots: the one
+   that reads later sees the other's slot claimed (see protocol.c). */
+int search_unclaimed(const struct slot_layout *l, const unsigned char *cand,
+                     int nslots);
+
+/* Whether any of nslots candidates is being written: claimed but not
+   claimable (slot.h), that is in flight, torn, or a first write whose ver
+   landed before its stamp. */
+int search_busy(const struct slot_layout *l, const unsigned char *cand,
+                int nslots);
+
+/* The number of candidates whose state says live and whose key is not
+   key (the checksum unchecked: this only counts, for write_probes). */
+int search_others(const struct slot_layout *l, const unsigned char *cand,
+                  int nslots, const void *key);
+
 #endif

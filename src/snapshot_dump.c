@@ -4,10 +4,20 @@
  * with collective MPI-IO.  Nothing is gathered to one rank.
  */
 #include <stdlib.h>
+#include <xxhash.h>
 
 #include "snapshot.h"
 
-uint64_t snap_chunk_bytes = (uint64_t)16 << 20;
+int snap_agree_path(MPI_Comm comm, const char *path) {
+  int bad = !path || !*path;
+  uint64_t h = bad ? 0 : XXH3_64bits(path, strlen(path));
+  /* MAX over (v, ~v) yields max(v) and ~min(v) in one call. */
+  uint64_t v[3] = {(uint64_t)bad, h, ~h}, r[3];
+  if (MPI_Allreduce(v, r, 3, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+    return RMADHT_ERR_MPI;
+  if (r[0]) return RMADHT_ERR_ARG;
+  return r[1] == ~r[2] ? RMADHT_OK : RMADHT_ERR_MISMATCH;
+}
 
 /* The slots to dump, found in one pass so that counting and writing cannot
    disagree: one bit per slot of this rank's window. */
@@ -165,7 +175,7 @@ static int write_file(rmadht *t, MPI_File fh, const struct live *lv,
 
 int rmadht_dump(rmadht *t, const char *path) {
   if (!t) return RMADHT_ERR_ARG;
-  int rc = snap_agree(t->comm, path ? RMADHT_OK : RMADHT_ERR_ARG);
+  int rc = snap_agree_path(t->comm, path);
   if (rc) return rc;
   /* Quiescent by contract: once every rank has completed its own writes
      (flush) and passed the agreement, which doubles as a barrier, no put

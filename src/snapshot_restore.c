@@ -11,7 +11,7 @@
 
 /* Entries per rmadht_write_batch call, at most: enough for the core to
    pipeline, and never more than a chunk, so the unpacked keys and values
-   stay within snap_chunk_bytes whatever the value size. */
+   stay within SNAP_CHUNK_BYTES whatever the value size. */
 #define SNAP_BATCH 1024
 
 /* Rank 0 reads the file length and header and passes both on, so every
@@ -175,7 +175,7 @@ static int restore_share(rmadht *t, MPI_File fh, const struct share *s) {
 
 int rmadht_restore(rmadht *t, const char *path) {
   if (!t) return RMADHT_ERR_ARG;
-  int rc = snap_agree(t->comm, path ? RMADHT_OK : RMADHT_ERR_ARG);
+  int rc = snap_agree_path(t->comm, path);
   if (rc) return rc;
   MPI_File fh = MPI_FILE_NULL;
   /* MPI_File_open is collective and fails on every rank alike. */

@@ -12,13 +12,15 @@ int rmadht_get_stats(const rmadht *t, rmadht_stats *out) {
 int rmadht_get_stats_global(rmadht *t, rmadht_stats *sum) {
   if (!t) return RMADHT_ERR_ARG;
   enum { N = sizeof(rmadht_stats) / sizeof(uint64_t) };
-  uint64_t in[N], out[N];
-  memcpy(in, &t->stats, sizeof in);
-  if (MPI_Allreduce(in, out, N, MPI_UINT64_T, MPI_SUM, t->comm) != MPI_SUCCESS)
+  /* One more element counts the ranks that passed no sum: every rank
+     learns of it from the same allreduce, so all return the same code. */
+  uint64_t in[N + 1], out[N + 1];
+  memcpy(in, &t->stats, sizeof t->stats);
+  in[N] = sum == NULL;
+  if (MPI_Allreduce(in, out, N + 1, MPI_UINT64_T, MPI_SUM, t->comm) !=
+      MPI_SUCCESS)
     return RMADHT_ERR_MPI;
-  /* Checked after the allreduce so that a NULL on one rank cannot leave
-     the others waiting in it. */
-  if (!sum) return RMADHT_ERR_ARG;
-  memcpy(sum, out, sizeof out);
+  if (out[N]) return RMADHT_ERR_ARG;
+  memcpy(sum, out, sizeof *sum);
   return RMADHT_OK;
 }

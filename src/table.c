@@ -122,7 +122,8 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
   if (comm == MPI_COMM_NULL) return RMADHT_ERR_ARG;
   struct slot_layout layout;
   int rc = out ? config_check_local(cfg, &layout) : RMADHT_ERR_ARG;
-  rc = config_agree(comm, cfg, rc);
+  uint64_t id;
+  rc = config_agree(comm, cfg, rc, &id);
   if (rc) return rc;
 
   rmadht *t = calloc(1, sizeof *t);
@@ -136,6 +137,7 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
     t->comm = dup;
     t->win = MPI_WIN_NULL;
     t->layout = layout;
+    t->id = id;
     t->mode = cfg->mode;
     t->hash = cfg->hash;
     t->hash_arg = cfg->hash_arg;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "rmadht.h"
+#include "rmadht_cache.h"
 
 #define NIN 3
 #define NOUT 2

@@ -28,6 +28,22 @@ static inline void variant_config(rmadht_config *cfg,
   cfg->node_local = v->node_local;
 }
 
+/* Collective: a table of variant v over MPI_COMM_WORLD with the given
+   sizes and hash (NULL: XXH3); rmadht_create's code. */
+static inline int variant_create(const struct variant *v, size_t key_size,
+                                 size_t value_size, size_t bytes,
+                                 uint64_t (*hash)(const void *, size_t,
+                                                  void *),
+                                 void *hash_arg, rmadht **t) {
+  rmadht_config cfg;
+  rmadht_config_default(&cfg, key_size, value_size);
+  variant_config(&cfg, v);
+  cfg.bytes_per_rank = bytes;
+  cfg.hash = hash;
+  cfg.hash_arg = hash_arg;
+  return rmadht_create(MPI_COMM_WORLD, &cfg, t);
+}
+
 /* Key bytes from an id: the id, then a pattern derived from it. */
 static inline void make_key(unsigned char *k, size_t len, uint64_t id) {
   for (size_t i = 0; i < len; i++)

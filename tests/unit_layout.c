@@ -372,7 +372,8 @@ static void test_place_spread(void) {
   CHECK((double)hi / (double)lo < 1.02);
 
   /* The two choices are independent: every ordered pair of distinct
-     groups equally likely (correlated choices were the seed's flaw). */
+     groups equally likely (correlated choices were the flaw of the
+     MPI-DHT of Lübke et al. 2024, sect. 3.1). */
   enum { NP = 240000 };
   for (uint64_t i = 0; i < NP; i++) {
     place_from_hash(rng(), 1, PAIRG, &p);

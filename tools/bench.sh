@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The figures of the README and issue 2: rmadht-bench on 2 ranks under both
-# MPIs, all modes with single calls, lock-free with batches of 128, lock-free
-# again on RMA (--rma, the path of a table spanning nodes), the in-process
+# The figures of the README's Benchmark section: rmadht-bench on 2 ranks
+# under both MPIs, all modes with single calls, lock-free with batches of
+# 128, lock-free again on RMA (--rma, the path of a table spanning nodes), the in-process
 # baseline, and what one MPI_Get costs (rmadht-rma-cost).  Extra arguments
 # go to every rmadht-bench run (for example --scale 0.2 for a quick look).
 # JSON lines land in bench-results/.

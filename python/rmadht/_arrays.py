@@ -11,10 +11,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_matrix", "as_bytes", "MODES", "mode_number"]
+__all__ = ["as_matrix", "as_bytes", "check_sizes", "MODES", "mode_number"]
 
 #: Table modes by name, as rmadht_mode_name() prints them.
 MODES = {"lockfree": 0, "fine": 1, "coarse": 2}
+
+
+def check_sizes(**sizes: Any) -> None:
+    """Each keyword argument is a positive int (bools refused)."""
+    for name, v in sizes.items():
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"{name} must be an int, got {v!r}")
+        if v <= 0:
+            raise ValueError(f"{name} must be positive, got {v}")
 
 
 def mode_number(mode: str) -> int:
@@ -59,7 +68,7 @@ def as_matrix(a: Any, dtype: type, cols: int, name: str,
     return np.ascontiguousarray(a)
 
 
-def as_bytes(b: Any, size: int, name: str) -> bytes | np.ndarray:
+def as_bytes(b: Any, size: int, name: str) -> bytes | bytearray | memoryview | np.ndarray:
     """One key or value: bytes-like of exactly size bytes."""
     if isinstance(b, np.ndarray):
         if b.dtype != np.uint8 or b.shape != (size,):

@@ -8,9 +8,9 @@ from typing import Any, Dict, Sequence, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._arrays import as_matrix, mode_number
+from ._arrays import as_matrix, check_sizes, mode_number
 from ._lifetime import CollectiveHandle
-from ._mpi import MPI, comm_handle
+from ._mpi import MPI, agreed, comm_handle
 
 __all__ = ["SurrogateCache"]
 
@@ -38,7 +38,8 @@ class SurrogateCache(CollectiveHandle):
     Rows with a NaN or infinite input never hit and are never stored.
 
     Creation and :meth:`close` are collective; the configuration must be the
-    same on every rank.  Use it as a context manager::
+    same on every rank, and a bad argument on any rank raises on every rank.
+    The options after ``n_outputs`` are keyword-only.  Use it as a context manager::
 
         with rmadht.SurrogateCache(MPI.COMM_WORLD, n_inputs=9, n_outputs=9,
                                    digits=[5] * 9, log10=[True] * 9) as c:
@@ -56,32 +57,35 @@ class SurrogateCache(CollectiveHandle):
     """
 
     def __init__(self, comm: MPI.Intracomm, n_inputs: int, n_outputs: int,
-                 digits: Union[int, Sequence[int]] = 7,
+                 *, digits: Union[int, Sequence[int]] = 7,
                  log10: Union[bool, Sequence[bool]] = True,
                  zero_below: float = 1e-13, bytes_per_rank: int = 64 << 20,
                  mode: str = "lockfree") -> None:
-        for name, v in (("n_inputs", n_inputs), ("n_outputs", n_outputs),
-                        ("bytes_per_rank", bytes_per_rank)):
-            if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
-                raise TypeError(f"{name} must be an int, got {v!r}")
-            if v <= 0:
-                raise ValueError(f"{name} must be positive, got {v}")
+        handle = comm_handle(comm)
+
+        def check() -> Tuple[np.ndarray, np.ndarray, float, int]:
+            check_sizes(n_inputs=n_inputs, n_outputs=n_outputs,
+                        bytes_per_rank=bytes_per_rank)
+            d = _per_input(digits, int(n_inputs), np.intc, "digits")
+            if np.any((d < 1) | (d > 15)):
+                raise ValueError(
+                    f"digits must be within 1..15, got {d.tolist()}")
+            lg = _per_input(log10, int(n_inputs), np.uint8, "log10")
+            zb = float(zero_below)
+            if not (np.isfinite(zb) and zb >= 0):
+                raise ValueError(
+                    f"zero_below must be finite and >= 0, got {zb}")
+            return d, lg, zb, mode_number(mode)
+
+        d, lg, zb, mode_no = agreed(comm, check)
+        self._comm = comm
         self.n_inputs = int(n_inputs)
         self.n_outputs = int(n_outputs)
-        d = _per_input(digits, self.n_inputs, np.intc, "digits")
-        if np.any((d < 1) | (d > 15)):
-            raise ValueError(f"digits must be within 1..15, got {d.tolist()}")
-        lg = _per_input(log10, self.n_inputs, np.uint8, "log10")
-        zero_below = float(zero_below)
-        if not (np.isfinite(zero_below) and zero_below >= 0):
-            raise ValueError(f"zero_below must be finite and >= 0, got "
-                             f"{zero_below}")
         self.digits = d.tolist()
         self.log10 = [bool(x) for x in lg]
-        self.zero_below = zero_below
-        self._h = _core.Cache(comm_handle(comm), self.n_inputs,
-                              self.n_outputs, d, lg, zero_below,
-                              int(bytes_per_rank), mode_number(mode))
+        self.zero_below = zb
+        self._h = _core.Cache(handle, self.n_inputs, self.n_outputs, d, lg,
+                              zb, int(bytes_per_rank), mode_no)
 
     # -- lookups and stores -----------------------------------------------
 
@@ -148,13 +152,14 @@ class SurrogateCache(CollectiveHandle):
         return self._h.info()
 
     def dump(self, path: PathLike) -> None:
-        """Collective and quiescent: writes every cached row to one file."""
-        self._h.dump(os.fspath(path))
+        """Collective and quiescent: writes every cached row to one file.
+        The path must be the same on every rank (else ``ERR_MISMATCH``)."""
+        self._h.dump(agreed(self._comm, lambda: os.fspath(path)))
 
     def restore(self, path: PathLike) -> None:
         """Collective and quiescent: inserts every row of a dump file made
         by a cache with the same configuration."""
-        self._h.restore(os.fspath(path))
+        self._h.restore(agreed(self._comm, lambda: os.fspath(path)))
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"

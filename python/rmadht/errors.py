@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 __all__ = ["Error"]
 
 
@@ -9,15 +11,22 @@ class Error(Exception):
     """An rmadht C call failed.
 
     Attributes:
-        code: the negative ``enum rmadht_code`` value (e.g. -3 for
-            ``RMADHT_ERR_MISMATCH``).
+        code: the negative ``enum rmadht_code`` value, also available by
+            name as a module constant (``rmadht.ERR_MISMATCH == -3``).
+        name: the code's name without the ``RMADHT_`` prefix
+            (``"ERR_MISMATCH"``), as ``rmadht_errname`` gives it.
         message: the text of ``rmadht_strerror(code)``.
     """
 
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str,
+                 name: Optional[str] = None) -> None:
         super().__init__(code, message)
         self.code = code
         self.message = message
+        if name is None:
+            from . import _core  # not at import: _core imports this module
+            name = _core.errname(code)
+        self.name = name[len("RMADHT_"):] if name.startswith("RMADHT_") else name
 
     def __str__(self) -> str:
-        return f"{self.message} (rmadht error {self.code})"
+        return f"{self.message} ({self.name}, rmadht error {self.code})"

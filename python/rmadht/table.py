@@ -9,9 +9,9 @@ from typing import Any, Dict, Optional, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._arrays import as_bytes, as_matrix, mode_number
+from ._arrays import as_bytes, as_matrix, check_sizes, mode_number
 from ._lifetime import CollectiveHandle
-from ._mpi import MPI, comm_handle
+from ._mpi import MPI, agreed, comm_handle
 
 __all__ = ["Table"]
 
@@ -35,28 +35,35 @@ class Table(CollectiveHandle):
         with rmadht.Table(MPI.COMM_WORLD, key_size=80, value_size=104) as t:
             t.write(b"k" * 80, b"v" * 104)
 
+    The options after ``value_size`` are keyword-only.
+
     Raises:
         rmadht.Error: the C library failed (e.g. parameters differ across
-            ranks: ``code`` -3); every rank raises.
-        TypeError, ValueError: bad arguments, detected before any MPI call.
+            ranks: ``code`` ``rmadht.ERR_MISMATCH``); every rank raises.
+        TypeError, ValueError: bad arguments, detected before the table is
+            created; when they are bad on one rank only, every rank raises
+            (the checks are agreed on in one collective call).
     """
 
     def __init__(self, comm: MPI.Intracomm, key_size: int, value_size: int,
-                 bytes_per_rank: int = 64 << 20,
+                 *, bytes_per_rank: int = 64 << 20,
                  mode: str = "lockfree", node_local: bool = True) -> None:
-        if not isinstance(node_local, bool):
-            raise TypeError(f"node_local must be a bool, got {node_local!r}")
-        for name, v in (("key_size", key_size), ("value_size", value_size),
-                        ("bytes_per_rank", bytes_per_rank)):
-            if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
-                raise TypeError(f"{name} must be an int, got {v!r}")
-            if v <= 0:
-                raise ValueError(f"{name} must be positive, got {v}")
+        handle = comm_handle(comm)
+
+        def check() -> int:
+            if not isinstance(node_local, bool):
+                raise TypeError(
+                    f"node_local must be a bool, got {node_local!r}")
+            check_sizes(key_size=key_size, value_size=value_size,
+                        bytes_per_rank=bytes_per_rank)
+            return mode_number(mode)
+
+        mode_no = agreed(comm, check)
+        self._comm = comm
         self.key_size = int(key_size)
         self.value_size = int(value_size)
-        self._h = _core.Table(comm_handle(comm), self.key_size,
-                              self.value_size, int(bytes_per_rank),
-                              mode_number(mode), int(node_local))
+        self._h = _core.Table(handle, self.key_size, self.value_size,
+                              int(bytes_per_rank), mode_no, int(node_local))
 
     # -- single items -----------------------------------------------------
 
@@ -140,12 +147,13 @@ class Table(CollectiveHandle):
         return self._h.info()
 
     def dump(self, path: PathLike) -> None:
-        """Collective and quiescent: writes every entry to one file."""
-        self._h.dump(os.fspath(path))
+        """Collective and quiescent: writes every entry to one file.  The
+        path must be the same on every rank (else ``ERR_MISMATCH``)."""
+        self._h.dump(agreed(self._comm, lambda: os.fspath(path)))
 
     def restore(self, path: PathLike) -> None:
         """Collective and quiescent: inserts every entry of a dump file."""
-        self._h.restore(os.fspath(path))
+        self._h.restore(agreed(self._comm, lambda: os.fspath(path)))
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"

@@ -5,13 +5,16 @@
  * Each call works through its rows in chunks of CACHE_CHUNK: the buffers
  * for one chunk of keys and values are allocated once at creation, so a
  * lookup never allocates, and every chunk is one batch call of the table.
+ *
+ * Only the public API of rmadht.h is used: the cache keeps a duplicate of
+ * the communicator for its own collective calls.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
-#include "internal.h"
+#include "rmadht_cache.h"
 #include "round.h"
 
 #define CACHE_CHUNK 1024
@@ -19,6 +22,7 @@
 
 struct rmadht_cache {
   rmadht *table;
+  MPI_Comm comm; /* duplicate, for the counters' allreduce */
   size_t n_in, n_out, key_size, value_size;
   int *digits;          /* n_in, defaults filled in */
   unsigned char *log10; /* n_in */
@@ -59,6 +63,7 @@ static int check_config(const rmadht_cache_config *cfg) {
 
 static void cache_destroy(rmadht_cache *c) {
   if (!c) return;
+  if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
   free(c->digits);
   free(c->log10);
   free(c->keys);
@@ -72,6 +77,7 @@ static void cache_destroy(rmadht_cache *c) {
 static rmadht_cache *cache_alloc(const rmadht_cache_config *cfg) {
   rmadht_cache *c = calloc(1, sizeof *c);
   if (!c) return NULL;
+  c->comm = MPI_COMM_NULL;
   c->n_in = cfg->n_inputs;
   c->n_out = cfg->n_outputs;
   c->key_size = c->n_in * ROUND_KEY_BYTES;
@@ -132,6 +138,16 @@ int rmadht_cache_create(MPI_Comm comm, const rmadht_cache_config *cfg,
   /* Every rank reaches this allreduce, whatever failed locally, so that
      no rank waits alone in the table's creation. */
   rc = agree(comm, rc, c ? rounding_fingerprint(c) : 0);
+  if (rc == RMADHT_OK) {
+    int local = RMADHT_OK;
+    if (MPI_Comm_dup(comm, &c->comm) != MPI_SUCCESS) {
+      c->comm = MPI_COMM_NULL;
+      local = RMADHT_ERR_MPI;
+    } else {
+      MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+    }
+    rc = agree(comm, local, 0);
+  }
   if (rc == RMADHT_OK) {
     rmadht_config tc;
     rmadht_config_default(&tc, c->key_size, c->value_size);
@@ -273,15 +289,18 @@ int rmadht_cache_get_stats(const rmadht_cache *c, rmadht_cache_stats *out) {
 }
 
 int rmadht_cache_get_stats_global(rmadht_cache *c, rmadht_cache_stats *sum) {
-  if (!c || !sum) return RMADHT_ERR_ARG;
+  if (!c) return RMADHT_ERR_ARG;
   rmadht_cache_stats mine;
   own_counters(c, &mine);
-  uint64_t v[5] = {mine.lookups, mine.lookup_hits, mine.stores, mine.dropped,
-                   mine.nonfinite},
-           r[5];
-  if (MPI_Allreduce(v, r, 5, MPI_UINT64_T, MPI_SUM, c->table->comm) !=
-      MPI_SUCCESS)
+  /* The last element counts the ranks that passed no sum, so that every
+     rank learns of it from the same allreduce and none is left waiting in
+     the table's. */
+  uint64_t v[6] = {mine.lookups, mine.lookup_hits, mine.stores, mine.dropped,
+                   mine.nonfinite, sum == NULL},
+           r[6];
+  if (MPI_Allreduce(v, r, 6, MPI_UINT64_T, MPI_SUM, c->comm) != MPI_SUCCESS)
     return RMADHT_ERR_MPI;
+  if (r[5]) return RMADHT_ERR_ARG;
   sum->lookups = r[0];
   sum->lookup_hits = r[1];
   sum->stores = r[2];

@@ -36,12 +36,12 @@ void round_decimal(double a, int digits, uint64_t *sig, int *exp);
 
 /* Encodes x into ROUND_KEY_BYTES bytes at out.  |x| < zero_below counts as
    0, and -0.0 as 0.0.  Returns 0, or -1 (out untouched) when x is NaN or
-   infinite. */
+   infinite or digits is outside 1..ROUND_MAX_DIGITS. */
 int round_encode(double x, int digits, int log10_mode, double zero_below,
                  unsigned char *out);
 
 /* Encodes n inputs into n * ROUND_KEY_BYTES bytes: 0, or -1 when any input
-   is NaN or infinite (key then partly written). */
+   is refused by round_encode (key then partly written). */
 int round_encode_row(const double *x, size_t n, const int *digits,
                      const unsigned char *log10_mode, double zero_below,
                      unsigned char *key);

@@ -93,7 +93,9 @@ void round_decimal(double a, int digits, uint64_t *sig, int *exp) {
 
 int round_encode(double x, int digits, int log10_mode, double zero_below,
                  unsigned char *out) {
-  if (!isfinite(x)) return -1;
+  /* digits indexes pow10_exact: checked here, where any caller's value
+     arrives, not only in the cache's configuration. */
+  if (!isfinite(x) || digits < 1 || digits > ROUND_MAX_DIGITS) return -1;
   double a = fabs(x);
   unsigned xclass = (a == 0 || a < zero_below) ? 0u : x > 0 ? 1u : 2u;
   double q = xclass == 0 ? 0.0 : log10_mode ? log10(a) : x;
