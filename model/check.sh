@@ -26,6 +26,7 @@ variants=(
   "rma-diff-only|fail|-DFIX_DIFF"
   "rma-loose-wait|fail|-DFRESH -DFIX_WAIT -DFIX_DIFF -DWAIT_LOOSE"
   "rma-update-nowait|fail|-DUPDATE -DFIX_WAIT -DFIX_DIFF -DUPD_NOWAIT"
+  "rma-update-loose|fail|-DUPDATE -DFIX_WAIT -DFIX_DIFF -DWAIT_LOOSE"
   "nl-no-verlast|fail|-DNL -DFIX_WAIT"
   "nl-no-wait|fail|-DNL -DFIX_VERLAST"
 )
