@@ -89,7 +89,7 @@ static int fine_read(rmadht *t, size_t n, const unsigned char *keys,
   batch_place(t, n, keys);
   int ntodo = (int)n;
   for (unsigned attempt = 0; ntodo > 0; attempt++) {
-    if (attempt) protocol_backoff(attempt);
+    if (attempt) protocol_backoff(t, attempt);
     int nwave, rc = lock_readers(t, &ntodo, &nwave);
     if (rc) return rc;
     for (int w = 0; w < nwave; w++) {
@@ -178,7 +178,7 @@ static int fine_write(rmadht *t, size_t n, const unsigned char *keys,
     }
     rc = batch_flush_touched(t);
     if (rc) return rc;
-    if (ntodo > 0) protocol_backoff(attempt);
+    if (ntodo > 0) protocol_backoff(t, attempt);
   }
   return RMADHT_OK;
 }

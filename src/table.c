@@ -83,10 +83,10 @@ static const char *window_remedy(void) {
   if (MPI_Get_library_version(version, &len) != MPI_SUCCESS ||
       !strstr(version, "Open MPI"))
     return NULL;
-  return "With Open MPI between hosts without RDMA, choose a one-sided "
-         "component that works over TCP at launch: mpiexec --mca osc pt2pt "
-         "... (or export OMPI_MCA_osc=pt2pt); see rmadht's README, "
-         "\"Across hosts\"";
+  return "With Open MPI between hosts without RDMA, choose one-sided "
+         "components that work over TCP at launch: mpiexec --mca osc "
+         "sm,pt2pt ... (or export OMPI_MCA_osc=sm,pt2pt); see rmadht's "
+         "README, \"Across hosts\"";
 }
 
 /* MPI_Win_allocate rather than MPI_Alloc_mem + MPI_Win_create: measured on

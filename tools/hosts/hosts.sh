@@ -16,12 +16,16 @@
 # two processes "on one node" when hostname or boot id match, and would then
 # use shared memory between them.  The only link is TCP over the switch;
 # no address leaves the namespaces.
+#
+# RMADHT_HOSTS_SET names a set of hosts (default "rmadht"), so that two
+# test runs on one machine can each have their own h1, h2, ...
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-state=/run/rmadht-hosts
-sw=rmadht-sw
+set_name=${RMADHT_HOSTS_SET:-rmadht}
+state=/run/$set_name-hosts
+sw=$set_name-sw
 
-ns() { echo "rmadht-$1"; }
+ns() { echo "$set_name-$1"; }
 hosts() { cat "$state/hosts" 2>/dev/null || true; }
 
 down() {
@@ -42,10 +46,10 @@ can() {
   if ! command -v ip > /dev/null || ! command -v unshare > /dev/null; then
     echo "emulated hosts need ip (iproute2) and unshare (util-linux)"; return 1
   fi
-  if ! ip netns add rmadht-probe 2> /dev/null; then
+  if ! ip netns add "$set_name-probe" 2> /dev/null; then
     echo "this machine cannot create network namespaces"; return 1
   fi
-  ip netns del rmadht-probe
+  ip netns del "$set_name-probe"
 }
 
 up() {
