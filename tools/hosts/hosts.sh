@@ -26,6 +26,15 @@ state=/run/$set_name-hosts
 sw=$set_name-sw
 
 ns() { echo "$set_name-$1"; }
+
+# up and down refuse while a test run (test.sh) holds the set's lock, so
+# that nobody tears down the hosts under it.
+guard() {
+  [ -n "${RMADHT_HOSTS_HOLDER:-}" ] && return
+  exec 8> "/run/$set_name-hosts.lock"
+  flock -n 8 || { echo "hosts.sh: a test run is using the hosts of set" \
+    "$set_name; use RMADHT_HOSTS_SET=another-name" >&2; exit 1; }
+}
 hosts() { cat "$state/hosts" 2>/dev/null || true; }
 
 down() {
@@ -129,8 +138,8 @@ run() {
 
 cmd=${1:-}; shift || true
 case $cmd in
-  up) up "$@" ;;
-  down) down ;;
+  up) guard; up "$@" ;;
+  down) guard; down ;;
   can) can ;;
   exec) host_exec "$@" ;;
   run) run "$@" ;;
