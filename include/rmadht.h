@@ -269,6 +269,12 @@ RMADHT_API const char *rmadht_strerror(int code);
 /* The code's name as a static string ("RMADHT_ERR_ARG"), for logs and
    bindings; "RMADHT_UNKNOWN" for a code not listed above, never NULL. */
 RMADHT_API const char *rmadht_errname(int code);
+/* What only the failing call knew about the last error an rmadht call
+   returned in this thread, for a person to read: which MPI call failed,
+   MPI's own error string and, where one is known, the remedy (such as an
+   MPI parameter to set).  "" when that call left no detail.  Valid until
+   the next rmadht call in this thread; never NULL. */
+RMADHT_API const char *rmadht_error_detail(void);
 RMADHT_API const char *rmadht_mode_name(enum rmadht_mode mode);
 
 /* The library's version at run time, "MAJOR.MINOR.PATCH": the one an

@@ -14,8 +14,10 @@ int scratch_create(rmadht *t) {
   s->made = malloc(BATCH_CHUNK * t->layout.value_size);
   s->touched_list = malloc((size_t)t->nranks * sizeof *s->touched_list);
   s->touched = calloc((size_t)t->nranks, 1);
+  s->atomics = calloc((size_t)t->nranks, sizeof *s->atomics);
   t->scratch = s;
-  if (!s->cand || !s->image || !s->made || !s->touched_list || !s->touched) {
+  if (!s->cand || !s->image || !s->made || !s->touched_list || !s->touched ||
+      !s->atomics) {
     scratch_destroy(t);
     return RMADHT_ERR_NOMEM;
   }
@@ -30,6 +32,7 @@ void scratch_destroy(rmadht *t) {
   free(s->made);
   free(s->touched_list);
   free(s->touched);
+  free(s->atomics);
   free(s);
   t->scratch = NULL;
 }
@@ -40,6 +43,14 @@ void batch_touch(rmadht *t, int rank) {
     s->touched[rank] = 1;
     s->touched_list[s->ntouched++] = rank;
   }
+}
+
+int batch_atomic(rmadht *t, int rank) {
+  struct scratch *s = t->scratch;
+  batch_touch(t, rank);
+  if (++s->atomics[rank] < BATCH_ATOMICS) return RMADHT_OK;
+  s->atomics[rank] = 0;
+  return rma_flush(t, rank);
 }
 
 static int cmp_int(const void *a, const void *b) {
@@ -55,6 +66,7 @@ int batch_flush_touched(rmadht *t) {
   for (int k = 0; k < s->ntouched; k++) {
     int r = s->touched_list[k];
     s->touched[r] = 0;
+    s->atomics[r] = 0;
     int frc = rma_flush(t, r);
     if (frc && !rc) rc = frc;
   }
@@ -64,7 +76,10 @@ int batch_flush_touched(rmadht *t) {
 
 void batch_forget_touched(rmadht *t) {
   struct scratch *s = t->scratch;
-  for (int k = 0; k < s->ntouched; k++) s->touched[s->touched_list[k]] = 0;
+  for (int k = 0; k < s->ntouched; k++) {
+    s->touched[s->touched_list[k]] = 0;
+    s->atomics[s->touched_list[k]] = 0;
+  }
   s->ntouched = 0;
 }
 

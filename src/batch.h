@@ -10,6 +10,15 @@
  *   that shares a group with an earlier one (the same key, say) waits for the
  *   next wave, which keeps later items of a batch winning over earlier ones.
  *
+ * - Atomics: at most BATCH_ATOMICS atomic operations are left outstanding
+ *   to one target; the next flushes it first.  Between hosts over TCP,
+ *   Open MPI 4.1.4's osc/pt2pt deadlocks with many more outstanding to a
+ *   target: every rank ends up waiting in nested progress for replies
+ *   (measured with 75 compare-and-swaps per target and per flush, 2 ranks
+ *   on each of 2 hosts, without rmadht).  A batch pays one extra round trip
+ *   per BATCH_ATOMICS items to one target, where it would pay one per item
+ *   unbatched.
+ *
  * Public batch calls are cut into chunks of BATCH_CHUNK items so the
  * working memory stays bounded whatever n is.
  */
@@ -19,6 +28,7 @@
 #include "internal.h"
 
 #define BATCH_CHUNK 256
+#define BATCH_ATOMICS 32
 
 struct scratch {
   struct place place[BATCH_CHUNK];
@@ -39,6 +49,7 @@ struct scratch {
   unsigned char *made;       /* BATCH_CHUNK values made by update fns */
   int *touched_list;         /* nranks */
   unsigned char *touched;    /* nranks flags */
+  unsigned *atomics;         /* nranks: outstanding atomics per target */
   int ntouched;
   uint64_t wave_set[4 * BATCH_CHUNK]; /* (rank, group) + 1; 0 = free */
 };
@@ -55,6 +66,9 @@ static inline unsigned char *batch_image(rmadht *t, int i) {
 }
 
 void batch_touch(rmadht *t, int rank);
+/* batch_touch for an atomic operation just issued to rank: flushes rank
+   when BATCH_ATOMICS are outstanding there. */
+int batch_atomic(rmadht *t, int rank);
 /* Flushes every touched target once, in rank order, and clears the set. */
 int batch_flush_touched(rmadht *t);
 

@@ -1,5 +1,27 @@
-/* Messages and names for every return code and mode; the version. */
-#include "rmadht.h"
+/* Messages and names for every return code and mode; the version; the
+   detail of the last error of each thread. */
+#include <stdio.h>
+
+#include "internal.h"
+
+/* Per thread, because a table handle is used by one thread at a time but a
+   program may drive several tables from several threads. */
+static _Thread_local char detail[640];
+
+const char *rmadht_error_detail(void) { return detail; }
+
+void rmadht_detail_clear(void) { detail[0] = 0; }
+
+int rmadht_mpi_call(int mpi_rc, const char *call, const char *remedy) {
+  if (mpi_rc == MPI_SUCCESS) return RMADHT_OK;
+  char mpi_msg[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  if (MPI_Error_string(mpi_rc, mpi_msg, &len) != MPI_SUCCESS)
+    snprintf(mpi_msg, sizeof mpi_msg, "MPI error %d", mpi_rc);
+  snprintf(detail, sizeof detail, "%s failed: %s%s%s", call, mpi_msg,
+           remedy ? ". " : "", remedy ? remedy : "");
+  return RMADHT_ERR_MPI;
+}
 
 #define STR_(x) #x
 #define STR(x) STR_(x)

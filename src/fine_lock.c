@@ -32,12 +32,12 @@ static const uint32_t ZERO = 0, ONE = 1, MINUS_ONE = UINT32_MAX,
 static int lock_op(rmadht *t, int rank, uint64_t group, const uint32_t *add,
                    uint32_t *old) {
   MPI_Aint disp = (MPI_Aint)slot_lock_disp(group);
-  batch_touch(t, rank);
-  if (old)
-    return rmadht_mpi(MPI_Fetch_and_op(add, old, MPI_UINT32_T, rank, disp,
-                                       MPI_SUM, t->win));
-  return rmadht_mpi(MPI_Accumulate(add, 1, MPI_UINT32_T, rank, disp, 1,
-                                   MPI_UINT32_T, MPI_SUM, t->win));
+  int rc = rmadht_mpi(
+      old ? MPI_Fetch_and_op(add, old, MPI_UINT32_T, rank, disp, MPI_SUM,
+                             t->win)
+          : MPI_Accumulate(add, 1, MPI_UINT32_T, rank, disp, 1, MPI_UINT32_T,
+                           MPI_SUM, t->win));
+  return rc ? rc : batch_atomic(t, rank);
 }
 
 /* Adds *add to both lock words of item i (release or undo). */
@@ -89,7 +89,7 @@ static int fine_read(rmadht *t, size_t n, const unsigned char *keys,
   batch_place(t, n, keys);
   int ntodo = (int)n;
   for (unsigned attempt = 0; ntodo > 0; attempt++) {
-    if (attempt) protocol_backoff(attempt);
+    if (attempt) protocol_backoff(t, attempt);
     int nwave, rc = lock_readers(t, &ntodo, &nwave);
     if (rc) return rc;
     for (int w = 0; w < nwave; w++) {
@@ -119,10 +119,10 @@ static int lock_writers(rmadht *t, int *nwave, int *ntodo) {
     int i = s->wave[w];
     const struct place *p = &s->place[i];
     for (int g = 0; g < p->ngroups; g++) {
-      batch_touch(t, p->rank);
       int rc = rmadht_mpi(MPI_Compare_and_swap(
           &WRITER, &ZERO, &s->lock_old[i][g], MPI_UINT32_T, p->rank,
           (MPI_Aint)slot_lock_disp(p->group[g]), t->win));
+      if (!rc) rc = batch_atomic(t, p->rank);
       if (rc) return rc;
     }
   }
@@ -178,7 +178,7 @@ static int fine_write(rmadht *t, size_t n, const unsigned char *keys,
     }
     rc = batch_flush_touched(t);
     if (rc) return rc;
-    if (ntodo > 0) protocol_backoff(attempt);
+    if (ntodo > 0) protocol_backoff(t, attempt);
   }
   return RMADHT_OK;
 }

@@ -80,5 +80,11 @@ void location_make(const rmadht *t, int rank, uint64_t slot,
 static inline int rmadht_mpi(int mpi_rc) {
   return mpi_rc == MPI_SUCCESS ? RMADHT_OK : RMADHT_ERR_MPI;
 }
+/* As rmadht_mpi, and on failure leaves rmadht_error_detail() naming the
+   call, MPI's error string and the remedy, if any (NULL for none). */
+int rmadht_mpi_call(int mpi_rc, const char *call, const char *remedy);
+/* Forgets the detail of an earlier error: called where a public call that
+   can leave one begins. */
+void rmadht_detail_clear(void);
 
 #endif

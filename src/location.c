@@ -129,7 +129,7 @@ static int read_chunk(rmadht *t, size_t n, const rmadht_location *locs,
   }
   t->stats.reads += (uint64_t)ntodo;
   for (unsigned attempt = 0; ntodo > 0; attempt++) {
-    if (attempt && t->peer) protocol_backoff(attempt);
+    if (attempt && t->peer) protocol_backoff(t, attempt);
     int rc = RMADHT_OK;
     if (t->peer) {
       for (int a = 0; a < ntodo; a++)

@@ -115,8 +115,8 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
           &s->claim[i], &s->expect[i], &s->result[i], MPI_UINT32_T, rank,
           (MPI_Aint)(protocol_slot_disp(t, i, s->slot[i]) + SLOT_OFF_CLAIM),
           t->win));
+      if (!rc) rc = batch_atomic(t, rank);
       if (rc) return rc;
-      batch_touch(t, rank);
       s->wave[nclaim++] = i;
     }
     rc = batch_flush_touched(t);

@@ -107,7 +107,7 @@ static int nl_read(rmadht *t, size_t n, const unsigned char *keys,
     /* A torn match is a write landing right now: give it time. */
     while (protocol_read_result(t, i, gather(t, i), key,
                                 values + (size_t)i * vs, 1, &status[i]))
-      protocol_backoff(s->tries[i]);
+      protocol_backoff(t, s->tries[i]);
   }
   return RMADHT_OK;
 }

@@ -158,9 +158,10 @@ int protocol_give_up(rmadht *t, int i, int busy, int *status) {
 void protocol_pause(rmadht *t, int i, int busy) {
   const struct scratch *s = t->scratch;
   if (busy)
-    protocol_backoff(s->waits[i] < UPDATE_PAUSE ? s->waits[i] : UPDATE_PAUSE);
+    protocol_backoff(t,
+                     s->waits[i] < UPDATE_PAUSE ? s->waits[i] : UPDATE_PAUSE);
   else
-    protocol_backoff(s->tries[i]);
+    protocol_backoff(t, s->tries[i]);
 }
 
 void protocol_image(rmadht *t, int i, const unsigned char *key,
@@ -218,9 +219,19 @@ void protocol_requeue(rmadht *t, int *ntodo, int i) {
   (*ntodo)++;
 }
 
-void protocol_backoff(unsigned attempt) {
+/* Where the network cannot reach memory by itself (TCP, or any network
+   without RDMA), the MPI emulates one-sided operations with messages that
+   the target's MPI applies when it next enters the library.  A rank that
+   waits here for a lock another rank holds may itself be the target of
+   that rank's outstanding operations: spinning outside MPI would starve
+   them, so the holder never releases (measured between two hosts with
+   Open MPI's osc/ucx and osc/pt2pt: fine-lock writes livelocked).  An
+   MPI_Iprobe per turn drives the progress engine of every MPI here. */
+void protocol_backoff(rmadht *t, unsigned attempt) {
   double wait = 1e-6 * (double)(1u << (attempt < 10 ? attempt : 10));
   double until = MPI_Wtime() + wait;
-  while (MPI_Wtime() < until) {
-  }
+  int flag;
+  do {
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, t->comm, &flag, MPI_STATUS_IGNORE);
+  } while (MPI_Wtime() < until);
 }

@@ -80,7 +80,8 @@ int protocol_more_copies(rmadht *t, int i, const unsigned char *key);
    cannot be overtaken by a later item of the batch with the same key. */
 void protocol_requeue(rmadht *t, int *ntodo, int i);
 
-/* Busy-waits a little longer on each attempt, for the locked modes. */
-void protocol_backoff(unsigned attempt);
+/* Waits a little longer on each attempt before a retry, driving MPI's
+   progress engine all the while (see protocol.c). */
+void protocol_backoff(rmadht *t, unsigned attempt);
 
 #endif

@@ -73,6 +73,22 @@ static void map_peers(rmadht *t) {
   (void)sum;
 }
 
+/* What to do when the window cannot be made.  Debian's Open MPI leaves
+   only its osc/rdma one-sided component, which makes windows only where
+   the ranks share a node or the network offers RDMA: over TCP between
+   hosts it fails, and only the user can choose another at launch. */
+static const char *window_remedy(void) {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len;
+  if (MPI_Get_library_version(version, &len) != MPI_SUCCESS ||
+      !strstr(version, "Open MPI"))
+    return NULL;
+  return "With Open MPI between hosts without RDMA, choose one-sided "
+         "components that work over TCP at launch: mpiexec --mca osc "
+         "sm,pt2pt ... (or export OMPI_MCA_osc=sm,pt2pt); see rmadht's "
+         "README, \"Across hosts\"";
+}
+
 /* MPI_Win_allocate rather than MPI_Alloc_mem + MPI_Win_create: measured on
    Open MPI 4.1.4 a get+flush costs ~290 ns on the former and ~1000 ns on
    the latter, and its exclusive lock crashed on the latter.  MPICH needs
@@ -98,7 +114,9 @@ static int allocate_window(rmadht *t, int shared) {
   MPI_Info_free(&info);
   if (rc != MPI_SUCCESS) {
     t->win = MPI_WIN_NULL;
-    return RMADHT_ERR_MPI;
+    return rmadht_mpi_call(rc, shared ? "MPI_Win_allocate_shared"
+                                      : "MPI_Win_allocate",
+                           window_remedy());
   }
   MPI_Win_set_errhandler(t->win, MPI_ERRORS_RETURN);
   /* All zero is "never written" for slots and "free" for locks; the owner
@@ -118,6 +136,7 @@ static void destroy(rmadht *t) {
 }
 
 int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
+  rmadht_detail_clear();
   if (out) *out = NULL;
   if (comm == MPI_COMM_NULL) return RMADHT_ERR_ARG;
   struct slot_layout layout;

@@ -8,8 +8,9 @@
 #include "rmadht.h"
 
 /* The table variants the multi-rank tests cover: every mode, and lock-free
-   on both of its paths (node-local applies here, since tests run on one
-   node; RMA is what a table spanning nodes takes). */
+   on both of its paths (RMA is what a table spanning nodes takes; the
+   node-local variant takes the node-local path only when every rank shares
+   one node, see variant_node_local). */
 struct variant {
   enum rmadht_mode mode;
   int node_local;
@@ -42,6 +43,21 @@ static inline int variant_create(const struct variant *v, size_t key_size,
   cfg.hash = hash;
   cfg.hash_arg = hash_arg;
   return rmadht_create(MPI_COMM_WORLD, &cfg, t);
+}
+
+/* Whether a table of variant v over MPI_COMM_WORLD takes the node-local
+   path: it asks for it and every rank shares one node.  Collective. */
+static inline int variant_node_local(const struct variant *v) {
+  MPI_Comm node;
+  int size, nodesize;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                      &node);
+  MPI_Comm_size(node, &nodesize);
+  MPI_Comm_free(&node);
+  int one_node = nodesize == size, all;
+  MPI_Allreduce(&one_node, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return v->node_local && v->mode == RMADHT_LOCK_FREE && all;
 }
 
 /* Key bytes from an id: the id, then a pattern derived from it. */

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# test.sh BUILD MPI CONFIG PPN...: the multi-rank C tests of BUILD/MPI/tests
+# (and, with RMADHT_HOSTS_PYTHON=path/to/python, the Python MPI tests) on
+# two emulated hosts, PPN ranks per host, each bounded in time.  CONFIG is
+# the Open MPI one-sided component to use (pt2pt or ucx; "default" checks
+# only that rmadht_create fails with its remedy under Debian's defaults) and
+# "-" for MPICH.  Prints a line per run and "N passed, N failed" at the end;
+# exits 1 if any failed.  Skips, saying why, where this machine cannot make
+# emulated hosts.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=$1 mpi=$2 config=$3; shift 3
+hosts=$here/hosts.sh
+if ! why=$("$hosts" can); then
+  echo "SKIP cross-host tests: $why"
+  exit 0
+fi
+case $mpi:$config in
+  # sm makes the windows of ranks that share a host (rmadht's node-local
+  # path, or a communicator of one host).
+  openmpi:pt2pt) ompi_args="--mca osc sm,pt2pt" ;;
+  openmpi:ucx) ompi_args="--mca pml ucx --mca osc sm,ucx --mca pml_ucx_tls any
+    --mca pml_ucx_devices any -x UCX_NET_DEVICES=mh0" ;;
+  openmpi:default) ompi_args="" ;;
+  mpich:-) ;;
+  *) echo "test.sh: no configuration $config for $mpi" >&2; exit 2 ;;
+esac
+# Hold the set of hosts for the whole run (hosts.sh guard).
+exec 9> "/run/${RMADHT_HOSTS_SET:-rmadht}-hosts.lock"
+flock -n 9 || { echo "test.sh: another test run uses these hosts" >&2; exit 1; }
+export RMADHT_HOSTS_HOLDER=1
+"$hosts" up 2 || exit 1
+trap '"$hosts" down' EXIT
+limit=${RMADHT_HOSTS_TIMEOUT:-300}
+passed=0 failed=0 log=$(mktemp)
+
+# How many lines of the log say that every check passed: the C tests'
+# summary, printed by rank 0 after all ranks agreed on their failures, or
+# one pytest summary per rank without failures.
+successes() {
+  if [ "$kind" = c ]; then grep -c " 0 failures over all ranks" "$log"
+  else grep -E "^[0-9]+ passed" "$log" | grep -vc "failed\|error"; fi
+}
+
+# Runs one test program; sets verdict.  MPICH 4.0.2 over UCX 1.13's TCP
+# transport can hang inside MPI_Finalize after a test has passed on every
+# rank: one rank waits in UCX for a peer that has already left UCX for the
+# process manager's barrier (README "Across hosts").  A run whose every
+# rank reported success and that then hangs is a pass, and is said to be
+# one; any other hang or failure is not.
+run_one() {
+  "$hosts" run "$mpi" "$ppn" "$limit" "$@" > "$log" 2>&1 &
+  local pid=$! waited=0 done_at=""
+  while kill -0 "$pid" 2> /dev/null; do
+    sleep 1; waited=$((waited + 1))
+    if [ -z "$done_at" ] && [ "$(successes)" -ge "$need" ]; then
+      done_at=$waited
+    fi
+    if [ -n "$done_at" ] && [ $((waited - done_at)) -ge 20 ]; then
+      kill -- "$pid" 2> /dev/null; pkill -f -- "$1" 2> /dev/null
+      wait "$pid" 2> /dev/null
+      verdict="passed (MPI_Finalize hung, killed)"
+      return
+    fi
+  done
+  wait "$pid"; local rc=$?
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then verdict="HUNG (killed)"
+  elif [ $rc -ne 0 ]; then verdict="FAILED (exit $rc)"
+  elif [ "$(successes)" -lt "$need" ]; then verdict="FAILED (no success reported)"
+  else verdict=passed; fi
+}
+
+report() {
+  printf '%-7s %-7s %d/host  %-22s %-36s %4ds\n' "$mpi" "$config" "$ppn" \
+    "$1" "$verdict" $((SECONDS - start))
+  if [[ $verdict == passed* ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    tail -20 "$log" | sed 's/^/    /'
+  fi
+}
+
+for ppn in "$@"; do
+  # With more ranks than this machine has cores, busy-polling ranks would
+  # starve each other: Open MPI can yield (MPICH cannot).
+  export RMADHT_HOSTS_OMPI_ARGS="${ompi_args:-} "
+  [ "$ppn" -gt 1 ] && RMADHT_HOSTS_OMPI_ARGS+=" --mca mpi_yield_when_idle 1"
+  if [ "$config" = default ]; then
+    # Debian's Open MPI cannot make a window between hosts over TCP: the
+    # create must fail on every rank and say which call failed and the fix.
+    kind=c need=1 start=$SECONDS
+    run_one "$build/$mpi/tests/mpi_window"
+    if [[ $verdict == passed* ]] &&
+       ! grep -q "window failed: MPI_Win_allocate failed: .*--mca osc sm,pt2pt" "$log"; then
+      verdict="FAILED (no remedy)"
+    fi
+    report mpi_window
+    continue
+  fi
+  for t in "$build/$mpi/tests"/mpi_*; do
+    [ -x "$t" ] || continue
+    # A test may name the rank counts it is for, as ctest reads them.
+    src=$root/tests/$(basename "$t").c
+    if [ -f "$src" ] && counts=$(head -1 "$src" | grep -o "ranks:[ 0-9]*") &&
+       ! grep -qw "$((2 * ppn))" <<< "${counts#ranks:}"; then
+      continue
+    fi
+    kind=c need=1 start=$SECONDS
+    run_one "$t"
+    report "$(basename "$t")"
+  done
+  if [ -n "${RMADHT_HOSTS_PYTHON:-}" ]; then
+    kind=py need=$((2 * ppn)) start=$SECONDS
+    run_one "$RMADHT_HOSTS_PYTHON" -m pytest -q --color=no -p no:cacheprovider \
+      "$root/tests/python/mpi"
+    report "python tests/python/mpi"
+  fi
+done
+rm -f "$log"
+echo "cross-host $mpi $config: $passed passed, $failed failed"
+[ $failed -eq 0 ]
