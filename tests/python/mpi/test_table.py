@@ -11,7 +11,8 @@ from mpi4py import MPI
 
 KS, VS = 16, 24
 STAT_FIELDS = {"reads", "hits", "misses", "writes", "evictions", "removes",
-               "checksum_retries", "invalidations", "round_trips"}
+               "checksum_retries", "invalidations", "round_trips", "updates",
+               "write_probes"}
 
 
 def key(rank: int, i: int) -> bytes:
