@@ -4,7 +4,8 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libxxhash-dev
       libopenmpi-dev openmpi-bin mpich libmpich-dev
       python3 python3-venv python3-dev spin
-      clang libclang-rt-14-dev llvm)  # make test-fuzz: clang's libFuzzer
+      clang libclang-rt-14-dev llvm  # make test-fuzz: clang's libFuzzer
+      iproute2 util-linux)           # make test-hosts: ip netns, unshare
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
