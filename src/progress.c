@@ -1,0 +1,84 @@
+/*
+ * A progress thread for networks without RDMA.
+ *
+ * There a passive-target get, put or atomic is carried out by the target's
+ * MPI library, which runs only while the target is inside an MPI call: a
+ * rank computing for seconds without one (a POET worker in PHREEQC, De
+ * Lucia et al. 2021) stalls every operation on its part of the table for
+ * as long.  This thread enters MPI every few microseconds on the table's
+ * behalf, so the application's loop needs no change.  The call is
+ * MPI_Iprobe on a communicator of its own, on which no message is ever
+ * sent: the probe finds nothing, but makes the progress engine serve every
+ * pending request, one-sided ones included.  The thread sleeps between
+ * probes because MPI libraries serialise threads with one lock: probing
+ * without pause would take it from the application's own calls.
+ */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "progress.h"
+
+struct progress {
+  pthread_t thread;
+  MPI_Comm comm; /* private: no message is ever sent on it */
+  struct timespec pause;
+  atomic_int stop;
+};
+
+const char progress_needs_threads[] =
+    "rmadht_config.progress_us asks for a progress thread, which calls MPI "
+    "beside the application's thread: initialise MPI with "
+    "MPI_Init_thread(..., MPI_THREAD_MULTIPLE, &provided) and check that "
+    "provided is MPI_THREAD_MULTIPLE (MPI_Query_thread). Open MPI's one-sided "
+    "component osc/pt2pt, the one that works over TCP, refuses windows under "
+    "MPI_THREAD_MULTIPLE (choose --mca pml ucx --mca osc ucx instead); or "
+    "leave progress_us 0 and let the MPI's own asynchronous progress serve "
+    "the table (README, \"Progress while a rank computes\")";
+
+static void *run(void *arg) {
+  struct progress *p = arg;
+  while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
+    int flag;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, p->comm, &flag, MPI_STATUS_IGNORE);
+    struct timespec left = p->pause;
+    while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+    }
+  }
+  return NULL;
+}
+
+int progress_start(rmadht *t, unsigned us) {
+  struct progress *p = calloc(1, sizeof *p);
+  int local = p ? RMADHT_OK : RMADHT_ERR_NOMEM;
+  MPI_Comm comm = MPI_COMM_NULL;
+  /* Every rank reaches the dup even if its allocation failed. */
+  if (MPI_Comm_dup(t->comm, &comm) != MPI_SUCCESS) local = RMADHT_ERR_MPI;
+  if (!local) {
+    p->comm = comm;
+    p->pause.tv_sec = us / 1000000u;
+    p->pause.tv_nsec = (long)(us % 1000000u) * 1000;
+    atomic_init(&p->stop, 0);
+    if (pthread_create(&p->thread, NULL, run, p) != 0) local = RMADHT_ERR_NOMEM;
+  }
+  if (local) {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    free(p);
+    return local;
+  }
+  t->progress = p;
+  return RMADHT_OK;
+}
+
+void progress_stop(rmadht *t) {
+  struct progress *p = t->progress;
+  if (!p) return;
+  atomic_store_explicit(&p->stop, 1, memory_order_release);
+  pthread_join(p->thread, NULL);
+  MPI_Comm_free(&p->comm);
+  free(p);
+  t->progress = NULL;
+}
