@@ -235,6 +235,8 @@ int main(int argc, char **argv) {
     int len;
     MPI_Get_library_version(lib, &len);
     lib[strcspn(lib, ",\n")] = 0;
+    for (char *q = lib; *q; q++) /* MPICH's holds a tab */
+      if (*q == '\t') *q = ' ';
     qsort(stall.lat, stall.n, sizeof *stall.lat, cmp);
     const char *async = getenv("MPIR_CVAR_ASYNC_PROGRESS");
     printf("{\"mpi\": \"%s\", \"ranks\": %d, \"mode\": \"%s\", "
