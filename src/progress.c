@@ -37,9 +37,16 @@ const char progress_needs_threads[] =
     "MPI_Init_thread(..., MPI_THREAD_MULTIPLE, &provided) and check that "
     "provided is MPI_THREAD_MULTIPLE (MPI_Query_thread). Open MPI's one-sided "
     "component osc/pt2pt, the one that works over TCP, refuses windows under "
-    "MPI_THREAD_MULTIPLE (choose --mca pml ucx --mca osc ucx instead); or "
+    "MPI_THREAD_MULTIPLE (choose --mca pml ucx --mca osc sm,ucx instead); or "
     "leave progress_us 0 and let the MPI's own asynchronous progress serve "
     "the table (README, \"Progress while a rank computes\")";
+
+const char progress_pt2pt_remedy[] =
+    "Open MPI's one-sided component for TCP between hosts, osc/pt2pt, "
+    "refuses windows under MPI_THREAD_MULTIPLE: choose --mca pml ucx --mca "
+    "osc sm,ucx at launch, or initialise MPI without MPI_THREAD_MULTIPLE "
+    "(and leave progress_us 0); see rmadht's README, \"Progress while a rank "
+    "computes\"";
 
 static void *run(void *arg) {
   struct progress *p = arg;

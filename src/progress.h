@@ -16,5 +16,7 @@ void progress_stop(rmadht *t);
 /* The text of rmadht_error_detail() when the thread was asked for without
    MPI_THREAD_MULTIPLE. */
 extern const char progress_needs_threads[];
+/* The remedy when Open MPI cannot make a window under MPI_THREAD_MULTIPLE. */
+extern const char progress_pt2pt_remedy[];
 
 #endif

@@ -84,6 +84,9 @@ static const char *window_remedy(void) {
   if (MPI_Get_library_version(version, &len) != MPI_SUCCESS ||
       !strstr(version, "Open MPI"))
     return NULL;
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (level == MPI_THREAD_MULTIPLE) return progress_pt2pt_remedy;
   return "With Open MPI between hosts without RDMA, choose one-sided "
          "components that work over TCP at launch: mpiexec --mca osc "
          "sm,pt2pt ... (or export OMPI_MCA_osc=sm,pt2pt); see rmadht's "
