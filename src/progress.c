@@ -11,7 +11,10 @@
  * sent: the probe finds nothing, but makes the progress engine serve every
  * pending request, one-sided ones included.  The thread sleeps between
  * probes because MPI libraries serialise threads with one lock: probing
- * without pause would take it from the application's own calls.
+ * without pause would take it from the application's own calls.  For the
+ * same reason it skips a wake-up when the application entered the table
+ * since the last one: a rank that uses the table is inside MPI often
+ * enough to serve the others, and only one that computes needs the help.
  */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <errno.h>
@@ -25,6 +28,9 @@
 enum { PROBES = 8 };
 
 struct progress {
+  struct protocol counted; /* the table's protocol, counting its calls */
+  const struct protocol *inner;
+  atomic_uint calls;
   pthread_t thread;
   MPI_Comm comm; /* private: no message is ever sent on it */
   struct timespec pause;
@@ -48,14 +54,35 @@ const char progress_pt2pt_remedy[] =
     "(and leave progress_us 0); see rmadht's README, \"Progress while a rank "
     "computes\"";
 
+static int counted_read(rmadht *t, size_t n, const unsigned char *keys,
+                        unsigned char *values, int *status) {
+  atomic_fetch_add_explicit(&t->progress->calls, 1, memory_order_relaxed);
+  return t->progress->inner->read(t, n, keys, values, status);
+}
+
+static int counted_write(rmadht *t, size_t n, const unsigned char *keys,
+                         const unsigned char *values, int *status) {
+  atomic_fetch_add_explicit(&t->progress->calls, 1, memory_order_relaxed);
+  return t->progress->inner->write(t, n, keys, values, status);
+}
+
+static int counted_flush(rmadht *t) {
+  atomic_fetch_add_explicit(&t->progress->calls, 1, memory_order_relaxed);
+  return t->progress->inner->flush(t);
+}
+
 static void *run(void *arg) {
   struct progress *p = arg;
+  unsigned seen = 0;
   while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
     int flag;
+    unsigned calls = atomic_load_explicit(&p->calls, memory_order_relaxed);
+    int idle = calls == seen;
+    seen = calls;
     /* Several probes a wake-up: Open MPI's osc/ucx over TCP took about a
        hundred probes per read (p50 20 ms at 100 us a wake-up with one
        probe, 1.4-4 ms with sixteen); MPICH needs one. */
-    for (int k = 0; k < PROBES; k++)
+    for (int k = 0; idle && k < PROBES; k++)
       MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, p->comm, &flag,
                  MPI_STATUS_IGNORE);
     struct timespec left = p->pause;
@@ -76,6 +103,9 @@ int progress_start(rmadht *t, unsigned us) {
     p->pause.tv_sec = us / 1000000u;
     p->pause.tv_nsec = (long)(us % 1000000u) * 1000;
     atomic_init(&p->stop, 0);
+    atomic_init(&p->calls, 0);
+    p->inner = t->proto;
+    p->counted = (struct protocol){counted_read, counted_write, counted_flush};
     if (pthread_create(&p->thread, NULL, run, p) != 0) local = RMADHT_ERR_NOMEM;
   }
   if (local) {
@@ -84,6 +114,7 @@ int progress_start(rmadht *t, unsigned us) {
     return local;
   }
   t->progress = p;
+  t->proto = &p->counted;
   return RMADHT_OK;
 }
 
@@ -93,6 +124,7 @@ void progress_stop(rmadht *t) {
   atomic_store_explicit(&p->stop, 1, memory_order_release);
   pthread_join(p->thread, NULL);
   MPI_Comm_free(&p->comm);
+  t->proto = p->inner;
   free(p);
   t->progress = NULL;
 }

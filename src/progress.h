@@ -5,8 +5,10 @@
 #include "internal.h"
 
 /* Collective over t->comm.  Starts a thread that drives MPI's progress
-   engine every us microseconds until progress_stop.  Needs
-   MPI_THREAD_MULTIPLE, which config.c checks before. */
+   engine every us microseconds until progress_stop, unless the table was
+   used since the last time; wraps t->proto to count its uses, so call it
+   after t->proto is set.  Needs MPI_THREAD_MULTIPLE, which config.c
+   checks before. */
 int progress_start(rmadht *t, unsigned us);
 
 /* Collective.  Stops and joins the thread, if any, and frees what it used;
