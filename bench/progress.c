@@ -8,7 +8,8 @@
  * POET worker does inside PHREEQC (De Lucia et al. 2021); rank 0 reads
  * those keys in a loop meanwhile and times each read.  Afterwards every
  * rank reads its successor's keys for --seconds with nobody computing: the
- * plain-read throughput, to show what a remedy costs when nothing stalls.
+ * plain-read throughput, to show what a remedy costs when nothing stalls;
+ * the computing rank's rounds of work per second show what it costs there.
  *
  *   mpiexec -n 2 rmadht-progress [--remedy off|thread] [--progress-us U]
  *       [--multiple] [--mode lockfree|fine|coarse] [--seconds S]
@@ -71,12 +72,15 @@ static void make_value(unsigned char *val, const unsigned char *key) {
   }
 }
 
-/* Pure computation: no MPI call, no system call but the clock. */
-static double compute(double seconds) {
-  double x = 1, end = now() + seconds;
-  while (now() < end)
+/* Pure computation: no MPI call, no system call but the clock.  Returns
+   the rounds of work done, which a progress thread competing for the core
+   lowers. */
+static double compute(double seconds, double *sink) {
+  double x = 1, end = now() + seconds, rounds = 0;
+  for (; now() < end; rounds++)
     for (int i = 0; i < 10000; i++) x = x * 1.0000001 + 1e-9;
-  return x;
+  *sink = x;
+  return rounds;
 }
 
 static int cmp(const void *a, const void *b) {
@@ -199,9 +203,9 @@ int main(int argc, char **argv) {
   /* Phase 1: the last rank computes, rank 0 reads its keys. */
   int last = nranks - 1;
   struct reads stall = {0};
-  double sink = 0, phase = 0;
+  double sink = 0, phase = 0, rounds = 0;
   if (rank == last) {
-    sink = compute(seconds);
+    rounds = compute(seconds, &sink) / seconds;
   } else if (rank == 0) {
     stall.cap = 4096;
     stall.lat = malloc(stall.cap * sizeof *stall.lat);
@@ -226,6 +230,12 @@ int main(int argc, char **argv) {
   unsigned long long b = bad;
   MPI_Reduce(&b, &all_bad, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0,
              MPI_COMM_WORLD);
+  if (last != 0) { /* rank 0 reports the computing rank's work */
+    if (rank == last) MPI_Send(&rounds, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+      MPI_Recv(&rounds, 1, MPI_DOUBLE, last, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  }
   int worst;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   int frc = rmadht_free(&t);
@@ -244,7 +254,8 @@ int main(int argc, char **argv) {
            "\"%s\", \"mpich_async_progress\": %s, \"compute_s\": %.2f, "
            "\"reads_during_compute\": %zu, \"reads_per_s\": %.0f, "
            "\"p50_us\": %.1f, \"p90_us\": %.1f, \"p99_us\": %.1f, "
-           "\"max_us\": %.1f, \"plain_read_mops\": %.4f, \"wrong\": %llu, "
+           "\"max_us\": %.1f, \"compute_rounds_per_s\": %.0f, "
+           "\"plain_read_mops\": %.4f, \"wrong\": %llu, "
            "\"error\": %d}\n",
            lib, nranks, mode_name, remedy, cfg.progress_us,
            provided == MPI_THREAD_MULTIPLE ? "multiple" : "single",
@@ -253,7 +264,8 @@ int main(int argc, char **argv) {
            1e6 * pct(stall.lat, stall.n, 0.5),
            1e6 * pct(stall.lat, stall.n, 0.9),
            1e6 * pct(stall.lat, stall.n, 0.99),
-           stall.n ? 1e6 * stall.lat[stall.n - 1] : 0, 1e-6 * total_rate,
+           stall.n ? 1e6 * stall.lat[stall.n - 1] : 0, rounds,
+           1e-6 * total_rate,
            all_bad, worst ? worst : frc);
   }
   free(stall.lat);
