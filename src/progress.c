@@ -65,10 +65,10 @@ static int counted_read(rmadht *t, size_t n, const unsigned char *keys,
 }
 
 static int counted_write(rmadht *t, size_t n, const unsigned char *keys,
-                         const unsigned char *values, int *status) {
+                         const struct write_src *src, int *status) {
   struct progress *p = t->progress;
   atomic_fetch_add_explicit(&p->calls, 1, memory_order_relaxed);
-  int rc = p->inner->write(t, n, keys, values, status);
+  int rc = p->inner->write(t, n, keys, src, status);
   atomic_fetch_add_explicit(&p->calls, 1, memory_order_relaxed);
   return rc;
 }
