@@ -99,6 +99,15 @@ typedef struct rmadht_config {
      rmadht_get_info tells which path a table took.  README, "The
      node-local path". */
   int node_local;
+  /* 0 (default) or 1..1000000: the table starts a thread that enters MPI
+     every that many microseconds, so that operations on this rank's part
+     of the table complete while the application computes without calling
+     MPI (needed on networks without RDMA, where the target's MPI library
+     carries them out).  Needs MPI_THREAD_MULTIPLE, or rmadht_create fails
+     with RMADHT_ERR_ARG on every rank and says why in
+     rmadht_error_detail().  The same on every rank.  README, "Progress
+     while a rank computes". */
+  int progress_us;
 } rmadht_config;
 
 typedef struct rmadht_stats {
@@ -114,7 +123,7 @@ typedef struct rmadht_stats {
 } rmadht_stats;
 
 /* Fills cfg with defaults: lock-free, 64 MiB per rank, XXH3, node-local
-   access where possible.  Start every configuration from here, so fields
+   access where possible, no progress thread.  Start every configuration from here, so fields
    added later get their defaults. */
 RMADHT_API void rmadht_config_default(rmadht_config *cfg, size_t key_size,
                                       size_t value_size);

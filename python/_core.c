@@ -137,13 +137,13 @@ typedef struct {
 
 static int Table_init(TableObject *self, PyObject *args, PyObject *kw) {
   static char *names[] = {"comm", "key_size", "value_size", "bytes_per_rank",
-                          "mode", "node_local", NULL};
+                          "mode", "node_local", "progress_us", NULL};
   long long comm;
   Py_ssize_t key_size, value_size, bytes;
-  int mode, node_local;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "Lnnnii", names, &comm,
+  int mode, node_local, progress_us = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "Lnnnii|i", names, &comm,
                                    &key_size, &value_size, &bytes, &mode,
-                                   &node_local))
+                                   &node_local, &progress_us))
     return -1;
   if (self->t) {
     PyErr_SetString(PyExc_RuntimeError, "Table is already open");
@@ -158,6 +158,7 @@ static int Table_init(TableObject *self, PyObject *args, PyObject *kw) {
   cfg.bytes_per_rank = (size_t)bytes;
   cfg.mode = (enum rmadht_mode)mode;
   cfg.node_local = node_local;
+  cfg.progress_us = progress_us;
   int rc = rmadht_create(comm_from_f(comm), &cfg, &self->t);
   if (rc != RMADHT_OK) {
     raise_code(rc);

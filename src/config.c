@@ -3,6 +3,7 @@
  * allreduce that makes every rank agree on the outcome of rmadht_create.
  */
 #include "config.h"
+#include "progress.h"
 
 #include <stdatomic.h>
 #include <xxhash.h>
@@ -17,6 +18,7 @@ void rmadht_config_default(rmadht_config *cfg, size_t key_size,
   cfg->hash = NULL;
   cfg->hash_arg = NULL;
   cfg->node_local = 1;
+  cfg->progress_us = 0;
 }
 
 int config_check_local(const rmadht_config *cfg, struct slot_layout *layout) {
@@ -25,6 +27,7 @@ int config_check_local(const rmadht_config *cfg, struct slot_layout *layout) {
       cfg->mode != RMADHT_COARSE_LOCK)
     return RMADHT_ERR_ARG;
   if (cfg->node_local != 0 && cfg->node_local != 1) return RMADHT_ERR_ARG;
+  if (cfg->progress_us < 0 || cfg->progress_us > 1000000) return RMADHT_ERR_ARG;
   /* MPI counts are int: one group must fit in a single get. */
   if (cfg->key_size > INT32_MAX / 4 || cfg->value_size > INT32_MAX / 4)
     return RMADHT_ERR_SIZE;
@@ -43,7 +46,7 @@ int config_check_local(const rmadht_config *cfg, struct slot_layout *layout) {
    number of tables this process created so far, and rank 0's salt. */
 enum {
   F_ERR, F_KEY, F_VALUE, F_BYTES, F_MODE, F_HASH, F_NODE_LOCAL, F_FORMAT,
-  NFIELDS
+  F_PROGRESS, F_NO_THREADS, NFIELDS
 };
 enum { F_SERIAL = 2 * NFIELDS, F_SALT, NALL };
 
@@ -75,6 +78,10 @@ int config_agree(MPI_Comm comm, const rmadht_config *cfg, int local_rc,
     v[F_NODE_LOCAL] =
         cfg->mode == RMADHT_LOCK_FREE ? (uint64_t)cfg->node_local : 0;
     v[F_FORMAT] = SLOT_GROUP << 16 | SLOT_HEADER;
+    v[F_PROGRESS] = (uint64_t)cfg->progress_us;
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    v[F_NO_THREADS] = cfg->progress_us > 0 && level != MPI_THREAD_MULTIPLE;
   }
   for (int f = 0; f < NFIELDS; f++) v[NFIELDS + f] = ~v[f];
   int rank;
@@ -90,6 +97,12 @@ int config_agree(MPI_Comm comm, const rmadht_config *cfg, int local_rc,
   if (r[F_ERR] != 0) {
     /* Every rank reports the gravest error any rank found. */
     return -(int)r[F_ERR];
+  }
+  /* A progress thread without MPI_THREAD_MULTIPLE is a bad argument on
+     every rank, with the reason on every rank too. */
+  if (r[F_NO_THREADS]) {
+    rmadht_detail_set(progress_needs_threads);
+    return RMADHT_ERR_ARG;
   }
   for (int f = 0; f < NFIELDS; f++)
     if (r[f] != ~r[NFIELDS + f]) return RMADHT_ERR_MISMATCH;

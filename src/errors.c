@@ -12,6 +12,10 @@ const char *rmadht_error_detail(void) { return detail; }
 
 void rmadht_detail_clear(void) { detail[0] = 0; }
 
+void rmadht_detail_set(const char *text) {
+  snprintf(detail, sizeof detail, "%s", text);
+}
+
 int rmadht_mpi_call(int mpi_rc, const char *call, const char *remedy) {
   if (mpi_rc == MPI_SUCCESS) return RMADHT_OK;
   char mpi_msg[MPI_MAX_ERROR_STRING] = "";

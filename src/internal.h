@@ -46,6 +46,7 @@ extern const struct protocol rmadht_node_local_protocol;
 #define PENDING_MAX 64 /* outstanding lock-free puts (rma.h) */
 struct pending;
 struct scratch;
+struct progress;
 
 struct rmadht {
   MPI_Comm comm;
@@ -63,6 +64,7 @@ struct rmadht {
   rmadht_stats stats;
   struct pending *pending; /* nranks entries, lock-free mode */
   struct scratch *scratch; /* reusable batch buffers (batch.h) */
+  struct progress *progress; /* progress thread (progress.h), or NULL */
 };
 
 /* place.c: the table's hash of a key, where a hash lives, and both. */
@@ -83,6 +85,8 @@ static inline int rmadht_mpi(int mpi_rc) {
 /* As rmadht_mpi, and on failure leaves rmadht_error_detail() naming the
    call, MPI's error string and the remedy, if any (NULL for none). */
 int rmadht_mpi_call(int mpi_rc, const char *call, const char *remedy);
+/* Leaves text (static) as rmadht_error_detail(). */
+void rmadht_detail_set(const char *text);
 /* Forgets the detail of an earlier error: called where a public call that
    can leave one begins. */
 void rmadht_detail_clear(void);

@@ -6,6 +6,7 @@
 
 #include "batch.h"
 #include "config.h"
+#include "progress.h"
 #include "rma.h"
 
 static const struct protocol *protocol_of(const rmadht *t) {
@@ -83,6 +84,9 @@ static const char *window_remedy(void) {
   if (MPI_Get_library_version(version, &len) != MPI_SUCCESS ||
       !strstr(version, "Open MPI"))
     return NULL;
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (level == MPI_THREAD_MULTIPLE) return progress_pt2pt_remedy;
   return "With Open MPI between hosts without RDMA, choose one-sided "
          "components that work over TCP at launch: mpiexec --mca osc "
          "sm,pt2pt ... (or export OMPI_MCA_osc=sm,pt2pt); see rmadht's "
@@ -126,6 +130,7 @@ static int allocate_window(rmadht *t, int shared) {
 }
 
 static void destroy(rmadht *t) {
+  progress_stop(t);
   if (t->win != MPI_WIN_NULL) MPI_Win_free(&t->win);
   if (t->comm != MPI_COMM_NULL) MPI_Comm_free(&t->comm);
   if (t->pending) pending_destroy(t->pending);
@@ -199,6 +204,10 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
   /* The zeroed memory must be visible before any rank reads it: sync the
      window, then agree, which doubles as the barrier. */
   if (locked) rc = rmadht_mpi(MPI_Win_sync(t->win));
+  if (cfg->progress_us) { /* collective: every rank starts it */
+    int prc = progress_start(t, (unsigned)cfg->progress_us);
+    if (!rc) rc = prc;
+  }
   rc = config_agree_rc(comm, rc);
   if (rc) {
     if (locked) MPI_Win_unlock_all(t->win); /* no epoch may outlive it */

@@ -30,6 +30,12 @@ class Table(CollectiveHandle):
     slot with loads and stores (``node_local``, the default); pass
     ``node_local=False`` to keep RMA, as a table spanning nodes does.
 
+    ``progress_us=N`` (1..1000000) starts a thread that enters MPI every N
+    microseconds, so reads of this rank's keys complete while it computes
+    without calling MPI (between hosts without RDMA).  It needs MPI
+    initialised with ``MPI_THREAD_MULTIPLE``, mpi4py's default; README,
+    "Progress while a rank computes".
+
     Use it as a context manager so that it is closed on every rank::
 
         with rmadht.Table(MPI.COMM_WORLD, key_size=80, value_size=104) as t:
@@ -47,13 +53,21 @@ class Table(CollectiveHandle):
 
     def __init__(self, comm: MPI.Intracomm, key_size: int, value_size: int,
                  *, bytes_per_rank: int = 64 << 20,
-                 mode: str = "lockfree", node_local: bool = True) -> None:
+                 mode: str = "lockfree", node_local: bool = True,
+                 progress_us: int = 0) -> None:
         handle = comm_handle(comm)
 
         def check() -> int:
             if not isinstance(node_local, bool):
                 raise TypeError(
                     f"node_local must be a bool, got {node_local!r}")
+            if isinstance(progress_us, bool) or not isinstance(progress_us,
+                                                               int):
+                raise TypeError(
+                    f"progress_us must be an int, got {progress_us!r}")
+            if not 0 <= progress_us <= 1000000:
+                raise ValueError(
+                    f"progress_us must be 0..1000000, got {progress_us}")
             check_sizes(key_size=key_size, value_size=value_size,
                         bytes_per_rank=bytes_per_rank)
             return mode_number(mode)
@@ -63,7 +77,8 @@ class Table(CollectiveHandle):
         self.key_size = int(key_size)
         self.value_size = int(value_size)
         self._h = _core.Table(handle, self.key_size, self.value_size,
-                              int(bytes_per_rank), mode_no, int(node_local))
+                              int(bytes_per_rank), mode_no, int(node_local),
+                              int(progress_us))
 
     # -- single items -----------------------------------------------------
 
