@@ -27,11 +27,12 @@
 
 static PyObject *error_type; /* rmadht.errors.Error */
 
-/* Raises rmadht.Error(code, message, name) and returns NULL. */
+/* Raises rmadht.Error(code, message, name, detail) and returns NULL. */
 static PyObject *raise_code(int code) {
-  PyObject *exc = PyObject_CallFunction(error_type, "iss", code,
+  PyObject *exc = PyObject_CallFunction(error_type, "isss", code,
                                         rmadht_strerror(code),
-                                        rmadht_errname(code));
+                                        rmadht_errname(code),
+                                        rmadht_error_detail());
   if (exc) {
     PyErr_SetObject(error_type, exc);
     Py_DECREF(exc);

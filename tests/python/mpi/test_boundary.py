@@ -41,8 +41,15 @@ def test_error_carries_code_and_name(comm):
     assert err.value.code == rmadht.ERR_SIZE
     assert err.value.name == "ERR_SIZE"
     assert "ERR_SIZE" in str(err.value)
-    # Built from Python with the code alone, the name is looked up.
+    # Not an MPI failure: no detail, and the message ends with the code.
+    assert err.value.detail == ""
+    assert str(err.value).endswith("rmadht error -2)")
+    # Built from Python with the code alone, the name is looked up; a
+    # detail, as rmadht_error_detail gives one, ends the message.
     assert rmadht.Error(rmadht.ERR_FILE, "m").name == "ERR_FILE"
+    e = rmadht.Error(rmadht.ERR_MPI, "m", None, "MPI_Win_allocate failed: x")
+    assert e.detail == "MPI_Win_allocate failed: x"
+    assert str(e).endswith("rmadht error -5): MPI_Win_allocate failed: x")
 
 
 @pytest.mark.parametrize("cls, required", [
