@@ -74,6 +74,10 @@ static void table_args(void) {
   if (!t) return;
   unsigned char key[16] = {1}, value[24] = {2};
   CHECK(rmadht_write(t, key, value) >= 0);
+  /* Complete it: a lock-free write's put may wait at the writer until its
+     next synchronisation (Open MPI's osc/pt2pt holds it), and the other
+     ranks' writes of the same key wait for it to land. */
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
 
   rmadht_stats s;
   CHECK_ALL(rmadht_get_stats_global(t, rank == last ? NULL : &s),
