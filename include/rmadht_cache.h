@@ -99,7 +99,7 @@ typedef struct rmadht_cache_stats {
       nonfinite,        /* rows of lookups and stores skipped because an
                            input was NaN or infinite */
       interpolated,     /* rows served by interpolation */
-      /* Missed rows interpolation refused, by the first reason found;
+      /* Missed rows interpolation refused, one reason per row;
          with interpolation on, lookups = lookup_hits + interpolated +
          the three refusals + the nonfinite rows of lookups. */
       refused_neighbours, /* fewer than min_neighbours within radius */

@@ -4,13 +4,15 @@
  * step (error estimate), too few neighbours and a phase disagreement are
  * refused and counted by reason; concurrent appends of every rank to one
  * neighbour key lose no location; bad settings fail alike on every rank;
- * the counters add up.
+ * the counters add up.  The estimators' leave-one-out shortcut is checked
+ * against refitting without each neighbour.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "interp.h"
 #include "rmadht_cache.h"
 
 #define NIN 3
@@ -337,10 +339,63 @@ static void test_bad_settings(void) {
   CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
 }
 
+/* The linear fit's leave-one-out residuals come from one fit (r_j over
+   1 - H_jj); refitting k times without each neighbour must agree.  An
+   input constant over the neighbours is left out, not fatal. */
+static void test_mathematics(void) {
+  enum { K = 12, D = 3, M = 2 };
+  double u[K * D], y[K * M], pred[M], err[M], loo[M], p1[M], e1[M];
+  double work[256], u1[K * D], y1[K * M];
+  CHECK(interp_work_doubles(K, D, M) <= 256);
+  unsigned seed = 7;
+  for (int j = 0; j < K; j++) {
+    for (int i = 0; i < D; i++) {
+      seed = seed * 1103515245u + 12345u;
+      u[j * D + i] = ((seed >> 8) & 0xffff) / 65536.0 - 0.5;
+    }
+    u[j * D + 2] = 0.25; /* constant over the neighbours */
+    y[j * M] = 1 + u[j * D] - 2 * u[j * D + 1] + u[j * D] * u[j * D];
+    y[j * M + 1] = sin(3 * u[j * D + 1]);
+  }
+  CHECK(interp_linear(K, D, u, M, y, pred, err, work) == 0);
+  loo[0] = loo[1] = 0;
+  for (int out = 0; out < K; out++) {
+    /* Without neighbour out, relative to it: its prediction is b0. */
+    int n = 0;
+    for (int j = 0; j < K; j++) {
+      if (j == out) continue;
+      for (int i = 0; i < D; i++)
+        u1[n * D + i] = u[j * D + i] - u[out * D + i];
+      memcpy(y1 + n * M, y + j * M, sizeof(double) * M);
+      n++;
+    }
+    CHECK(interp_linear(K - 1, D, u1, M, y1, p1, e1, work) == 0);
+    for (int o = 0; o < M; o++)
+      loo[o] = fmax(loo[o], fabs(y[out * M + o] - p1[o]));
+  }
+  for (int o = 0; o < M; o++) {
+    CHECK(err[o] > 1e-3); /* curved: not a perfect fit */
+    CHECK(fabs(err[o] - loo[o]) <= 1e-9 * loo[o]);
+  }
+  /* Inverse distance: a neighbour at the query gives its own outputs. */
+  memset(u1, 0, sizeof u1);
+  u1[D] = 1;
+  CHECK(interp_idw(2, D, u1, M, y, pred, err, work) == 0);
+  CHECK(pred[0] == y[0] && pred[1] == y[1]);
+  CHECK(err[0] == fabs(y[0] - y[M]));
+  /* Two neighbours cannot fit a line in two inputs: inverse distance. */
+  CHECK(interp_linear(2, D, u, M, y, pred, err, work) == 0);
+  double w0 = 1 / (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+  double w1 = 1 / (u[3] * u[3] + u[4] * u[4] + u[5] * u[5]);
+  CHECK(fabs(pred[0] - (w0 * y[0] + w1 * y[M]) / (w0 + w1)) < 1e-12);
+  CHECK(interp_idw(1, D, u, M, y, pred, err, work) == -1);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  test_mathematics();
   test_bad_settings();
   test_smooth();
   test_refusals();

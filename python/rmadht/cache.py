@@ -62,6 +62,10 @@ class Interpolation:
         radius: > 0, in units of the neighbour key's cell width per input
             (Euclidean): 1.0 admits neighbours up to one cell away.
         phase: per-input flags, or None for none.
+
+    The settings are checked when a cache is created with them, inside the
+    check all ranks agree on, so that a bad setting on one rank raises on
+    every rank.
     """
 
     def __init__(self, *, digits: Union[int, Sequence[int]],
@@ -69,28 +73,29 @@ class Interpolation:
                  method: str = "linear", min_neighbours: int = 5,
                  max_neighbours: int = 20, radius: float = 1.0,
                  phase: Optional[Sequence[bool]] = None) -> None:
-        if method not in _METHODS:
-            raise ValueError(f"method must be 'idw' or 'linear', "
-                             f"got {method!r}")
-        if not (2 <= int(min_neighbours) <= int(max_neighbours) <= 64):
-            raise ValueError(
-                "need 2 <= min_neighbours <= max_neighbours <= 64, got "
-                f"{min_neighbours} and {max_neighbours}")
-        r = float(radius)
-        if not (math.isfinite(r) and r > 0):
-            raise ValueError(f"radius must be finite and > 0, got {r}")
         self.digits = digits
         self.tolerance = tolerance
         self.method = method
-        self.min_neighbours = int(min_neighbours)
-        self.max_neighbours = int(max_neighbours)
-        self.radius = r
+        self.min_neighbours = min_neighbours
+        self.max_neighbours = max_neighbours
+        self.radius = radius
         self.phase = phase
 
-    def _arrays(self, n_inputs: int, n_outputs: int, exact: np.ndarray
-                ) -> Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]:
-        """The settings as the C layer takes them, checked against a
-        cache's sizes and exact digits."""
+    def _arguments(self, n_inputs: int, n_outputs: int, exact: np.ndarray
+                   ) -> Dict[str, Any]:
+        """The settings as keyword arguments of the C layer, checked
+        against a cache's sizes and exact digits."""
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be 'idw' or 'linear', "
+                             f"got {self.method!r}")
+        kmin, kmax = int(self.min_neighbours), int(self.max_neighbours)
+        if not 2 <= kmin <= kmax <= 64:
+            raise ValueError(
+                "need 2 <= min_neighbours <= max_neighbours <= 64, got "
+                f"{self.min_neighbours} and {self.max_neighbours}")
+        r = float(self.radius)
+        if not (math.isfinite(r) and r > 0):
+            raise ValueError(f"radius must be finite and > 0, got {r}")
         d = _per_input(self.digits, n_inputs, np.intc, "interpolation digits")
         if np.any((d < 0) | (d > exact)):
             raise ValueError("interpolation digits must be within 0..the "
@@ -109,7 +114,9 @@ class Interpolation:
             if np.ndim(self.phase) == 0:
                 raise ValueError("phase must be a sequence of per-input "
                                  "flags or None")
-        return d, t, p
+        return dict(interp_method=_METHODS[self.method], interp_digits=d,
+                    tolerance=t, phase=p, min_neighbours=kmin,
+                    max_neighbours=kmax, radius=r)
 
     def __repr__(self) -> str:
         return (f"rmadht.Interpolation(digits={self.digits!r}, "
@@ -163,7 +170,8 @@ class SurrogateCache(CollectiveHandle):
                  interpolation: Optional[Interpolation] = None) -> None:
         handle = comm_handle(comm)
 
-        def check() -> Tuple[np.ndarray, np.ndarray, float, int, Any]:
+        def check() -> Tuple[np.ndarray, np.ndarray, float, int,
+                             Dict[str, Any]]:
             check_sizes(n_inputs=n_inputs, n_outputs=n_outputs,
                         bytes_per_rank=bytes_per_rank)
             d = _per_input(digits, int(n_inputs), np.intc, "digits")
@@ -175,13 +183,13 @@ class SurrogateCache(CollectiveHandle):
             if not (np.isfinite(zb) and zb >= 0):
                 raise ValueError(
                     f"zero_below must be finite and >= 0, got {zb}")
-            interp = None
+            interp: Dict[str, Any] = {}
             if interpolation is not None:
                 if not isinstance(interpolation, Interpolation):
                     raise TypeError("interpolation must be an "
                                     "rmadht.Interpolation or None")
-                interp = interpolation._arrays(int(n_inputs), int(n_outputs),
-                                               d)
+                interp = interpolation._arguments(int(n_inputs),
+                                                  int(n_outputs), d)
             return d, lg, zb, mode_number(mode), interp
 
         d, lg, zb, mode_no, interp = agreed(comm, check)
@@ -192,16 +200,8 @@ class SurrogateCache(CollectiveHandle):
         self.log10 = [bool(x) for x in lg]
         self.zero_below = zb
         self.interpolation = interpolation
-        extra: Dict[str, Any] = {}
-        if interp is not None and interpolation is not None:
-            idig, tol, phase = interp
-            extra = dict(interp_method=_METHODS[interpolation.method],
-                         interp_digits=idig, tolerance=tol, phase=phase,
-                         min_neighbours=interpolation.min_neighbours,
-                         max_neighbours=interpolation.max_neighbours,
-                         radius=interpolation.radius)
         self._h = _core.Cache(handle, self.n_inputs, self.n_outputs, d, lg,
-                              zb, int(bytes_per_rank), mode_no, **extra)
+                              zb, int(bytes_per_rank), mode_no, **interp)
 
     # -- lookups and stores -----------------------------------------------
 

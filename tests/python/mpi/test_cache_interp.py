@@ -149,28 +149,30 @@ def test_concurrent_appends_lose_no_neighbour(comm):
     (dict(digits=[2, 7, 2]), "digits"),
     (dict(digits=[2, 2]), "digits"),
     (dict(phase=True), "phase"),
+    (dict(method="rbf"), "method"),
+    (dict(min_neighbours=21), "min_neighbours"),
+    (dict(min_neighbours=1), "min_neighbours"),
+    (dict(max_neighbours=65), "max_neighbours"),
+    (dict(radius=0.0), "radius"),
+    (dict(radius=float("nan")), "radius"),
 ])
 def test_bad_settings_raise_on_every_rank(comm, kw, match):
     with pytest.raises(ValueError, match=match):
         cache(comm, interp=kw)
 
 
-@pytest.mark.parametrize("kw,match", [
-    (dict(method="rbf"), "method"),
-    (dict(min_neighbours=21), "min_neighbours"),
-    (dict(min_neighbours=1), "min_neighbours"),
-    (dict(radius=0.0), "radius"),
-    (dict(radius=float("nan")), "radius"),
-])
-def test_bad_interpolation_raises(kw, match):
-    with pytest.raises(ValueError, match=match):
-        rmadht.Interpolation(digits=2, tolerance=0.1, **kw)
+def test_interpolation_must_be_the_settings_type(comm):
+    with pytest.raises(TypeError, match="Interpolation"):
+        rmadht.SurrogateCache(comm, NIN, NOUT, interpolation=dict(digits=2))
 
 
-def test_bad_setting_on_one_rank_raises_everywhere(comm):
-    tol = 0.0 if comm.rank == comm.size - 1 else 0.1
-    with pytest.raises(ValueError, match="tolerance"):
-        cache(comm, interp=dict(tolerance=tol))
+@pytest.mark.parametrize("key,bad,good", [
+    ("tolerance", 0.0, 0.1), ("method", "rbf", "linear"),
+    ("radius", -1.0, 1.0), ("digits", 6, 2)])
+def test_bad_setting_on_one_rank_raises_everywhere(comm, key, bad, good):
+    value = bad if comm.rank == comm.size - 1 else good
+    with pytest.raises(ValueError):
+        cache(comm, interp={key: value})
 
 
 def test_settings_must_agree_across_ranks(comm):
