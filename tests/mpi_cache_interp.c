@@ -4,10 +4,13 @@
  * step (error estimate), too few neighbours and a phase disagreement are
  * refused and counted by reason; concurrent appends of every rank to one
  * neighbour key lose no location; bad settings fail alike on every rank;
- * the counters add up.  The estimators' leave-one-out shortcut is checked
- * against refitting without each neighbour.
+ * the counters add up; a dump restored into the same cache still
+ * interpolates, one restored into a new cache hits exactly and interpolates
+ * once the rows are stored again.  The estimators' leave-one-out shortcut
+ * is checked against refitting without each neighbour.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -339,6 +342,47 @@ static void test_bad_settings(void) {
   CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
 }
 
+static void test_dump_restore(void) {
+  double tol[NOUT] = {1e-9, 1e-9};
+  char path[64];
+  snprintf(path, sizeof path, "cache_interp_n%d.bin", nranks);
+  rmadht_cache_config cfg = interp_config(RMADHT_INTERP_LINEAR, tol);
+  rmadht_cache *a, *b;
+  rmadht *t;
+  CHECK_RC(rmadht_cache_create(MPI_COMM_WORLD, &cfg, &a), RMADHT_OK);
+  CHECK_RC(rmadht_cache_create(MPI_COMM_WORLD, &cfg, &b), RMADHT_OK);
+  if (!a || !b) return;
+  store_points(a, NPTS, 0, f_linear);
+  CHECK_RC(rmadht_cache_get_table(a, &t), RMADHT_OK);
+  CHECK_RC(rmadht_dump(t, path), RMADHT_OK);
+  /* Restored over themselves, the entries keep their slots: the index
+     still lists them. */
+  CHECK_RC(rmadht_restore(t, path), RMADHT_OK);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(query_points(a, f_linear, tol, 1.0) == NQ);
+  /* A new cache gets the entries but not the index. */
+  CHECK_RC(rmadht_cache_get_table(b, &t), RMADHT_OK);
+  CHECK_RC(rmadht_restore(t, path), RMADHT_OK);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double x[NIN], y[NOUT], out[NOUT];
+  unsigned char st;
+  point(5, x);
+  f_linear(x, y);
+  CHECK_RC(rmadht_cache_lookup(b, 1, x, out, &st), RMADHT_OK);
+  CHECK(st == RMADHT_CACHE_HIT && out[0] == y[0] && out[1] == y[1]);
+  CHECK(query_points(b, f_linear, tol, 1.0) == 0);
+  rmadht_cache_stats s;
+  CHECK_RC(rmadht_cache_get_stats(b, &s), RMADHT_OK);
+  CHECK(s.refused_neighbours == NQ);
+  MPI_Barrier(MPI_COMM_WORLD);
+  store_points(b, NPTS, 0, f_linear);
+  CHECK(query_points(b, f_linear, tol, 1.0) == NQ);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) remove(path);
+  CHECK_RC(rmadht_cache_free(&a), RMADHT_OK);
+  CHECK_RC(rmadht_cache_free(&b), RMADHT_OK);
+}
+
 /* The linear fit's leave-one-out residuals come from one fit (r_j over
    1 - H_jj); refitting k times without each neighbour must agree.  An
    input constant over the neighbours is left out, not fatal. */
@@ -401,6 +445,7 @@ int main(int argc, char **argv) {
   test_refusals();
   test_phase();
   test_concurrent_appends();
+  test_dump_restore();
   int rc = check_finish("mpi_cache_interp");
   MPI_Finalize();
   return rc;

@@ -192,3 +192,22 @@ def test_exact_cache_reports_status(comm):
     assert status.dtype == np.uint8
     assert status.tolist() == [rmadht.HIT] * 5 + [rmadht.MISS]
     assert st["interpolated"] == 0 and st["refused_neighbours"] == 0
+
+
+def test_dump_restore_leaves_the_index_to_be_refilled(comm, shared_path):
+    x, q = points(1, NPTS), points(2, NQ)
+    with cache(comm) as a, cache(comm) as b:
+        store_shared(comm, a, x, linear)
+        a.dump(shared_path)
+        b.restore(shared_path)
+        comm.Barrier()
+        _, exact = b.lookup(x)
+        _, before = b.lookup(q)
+        comm.Barrier()
+        store_shared(comm, b, x, linear)
+        out, after = b.lookup(q)
+        comm.Barrier()
+    assert (exact == rmadht.HIT).all()
+    assert (before == rmadht.MISS).all()
+    assert (after == rmadht.INTERPOLATED).all()
+    assert np.abs(out - linear(q)).max() <= 0.02
