@@ -198,14 +198,16 @@ static int append_fn(void *arg, size_t item, const void *key, void *value,
   /* Every rank has the same kmax (the cache compares configurations), so
      larger numbers can only come from a damaged value: start afresh. */
   if (count > a->kmax || next >= a->kmax) count = next = 0;
-  rmadht_location *list = (rmadht_location *)(void *)(v + BUCKET_HEADER);
+  /* The value buffer promises no alignment: locations by memcpy. */
+  const size_t ls = sizeof(rmadht_location);
+  unsigned char *list = v + BUCKET_HEADER;
   for (uint32_t i = 0; i < count; i++)
-    if (memcmp(&list[i], &a->locs[item], sizeof list[i]) == 0)
+    if (memcmp(list + i * ls, &a->locs[item], ls) == 0)
       return RMADHT_UPDATE_KEEP;
   if (count < a->kmax) {
-    list[count++] = a->locs[item];
+    memcpy(list + count++ * ls, &a->locs[item], ls);
   } else {
-    list[next] = a->locs[item];
+    memcpy(list + next * ls, &a->locs[item], ls);
     next = (uint32_t)((next + 1) % a->kmax);
   }
   memcpy(v, &count, 4);
