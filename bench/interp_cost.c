@@ -160,15 +160,16 @@ int main(int argc, char **argv) {
       u[j * d + i] = (xs[j * d + i] - q[i]) / 0.1;
     memcpy(y + j * mo, ys + j * mo, mo * sizeof *y);
   }
+  double extrap;
   for (int m = 0; m < 2; m++) {
     double tr[REPS];
     for (int r = 0; r < REPS; r++) {
       double t0 = MPI_Wtime();
       for (int it = 0; it < 2000; it++) {
         if (m == 0)
-          interp_idw(k, d, u, mo, y, est, est + mo, work);
+          interp_idw(k, d, u, mo, y, est, est + mo, &extrap, work);
         else
-          interp_linear(k, d, u, mo, y, est, est + mo, work);
+          interp_linear(k, d, u, mo, y, est, est + mo, &extrap, work);
       }
       tr[r] = (MPI_Wtime() - t0) / 2000;
     }

@@ -101,8 +101,11 @@ typedef struct rmadht_cache_stats {
       interpolated,     /* rows served by interpolation */
       /* Missed rows interpolation refused, one reason per row;
          with interpolation on, lookups = lookup_hits + interpolated +
-         the three refusals + the nonfinite rows of lookups. */
+         the four refusals + the nonfinite rows of lookups. */
       refused_neighbours, /* fewer than min_neighbours within radius */
+      refused_outside,    /* error within tolerance at the neighbours,
+                             but not once scaled to a query outside
+                             their cloud (docs/interpolation.md) */
       refused_phase,      /* a flagged input's presence disagreed */
       refused_error,      /* leave-one-out error over the tolerance */
       index_dropped;      /* neighbour-index appends lost under contention

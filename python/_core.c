@@ -587,6 +587,7 @@ static PyObject *cache_stats_dict(const rmadht_cache_stats *s) {
       put_u64(d, "nonfinite", s->nonfinite) != 0 ||
       put_u64(d, "interpolated", s->interpolated) != 0 ||
       put_u64(d, "refused_neighbours", s->refused_neighbours) != 0 ||
+      put_u64(d, "refused_outside", s->refused_outside) != 0 ||
       put_u64(d, "refused_phase", s->refused_phase) != 0 ||
       put_u64(d, "refused_error", s->refused_error) != 0 ||
       put_u64(d, "index_dropped", s->index_dropped) != 0)

@@ -46,14 +46,22 @@ static void f_step(const double *x, double *y) {
   y[1] = x[1];
 }
 
-/* A deterministic point of the box [1.00, 1.04]^3, the same on every
-   rank: one neighbour key at 2 digits (1.0, which covers [0.995, 1.05):
-   below 1 the digits are hundredths). */
-static void point(unsigned seed, double *x) {
+/* A deterministic point of the box [lo, lo + w)^3, the same on every
+   rank. */
+static void point_in(unsigned seed, double lo, double w, double *x) {
   for (int i = 0; i < NIN; i++) {
     seed = seed * 1103515245u + 12345u;
-    x[i] = 1.0 + 0.04 * ((seed >> 8) & 0xffff) / 65536.0;
+    x[i] = lo + w * ((seed >> 8) & 0xffff) / 65536.0;
   }
+}
+
+/* Stored rows: the box [1.00, 1.04)^3, one neighbour key at 2 digits
+   (1.0, which covers [0.995, 1.05): below 1 the digits are hundredths). */
+static void point(unsigned seed, double *x) { point_in(seed, 1.0, 0.04, x); }
+
+/* Queries: the middle of that box, inside the stored rows' cloud. */
+static void query_point(unsigned seed, double *x) {
+  point_in(seed, 1.01, 0.02, x);
 }
 
 static rmadht_cache_config interp_config(enum rmadht_interp_method method,
@@ -90,7 +98,7 @@ static int query_points(rmadht_cache *c, func f, const double *tol,
                         double slack) {
   double x[NQ * NIN], out[NQ * NOUT], y[NOUT];
   unsigned char st[NQ];
-  for (int q = 0; q < NQ; q++) point(1000u + (unsigned)q, x + q * NIN);
+  for (int q = 0; q < NQ; q++) query_point(1000u + (unsigned)q, x + q * NIN);
   CHECK_RC(rmadht_cache_lookup(c, NQ, x, out, st), RMADHT_OK);
   int served = 0;
   for (int q = 0; q < NQ; q++) {
@@ -111,7 +119,8 @@ static void check_sums(rmadht_cache *c) {
   rmadht_cache_stats s;
   CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
   CHECK(s.lookups == s.lookup_hits + s.interpolated + s.refused_neighbours +
-                         s.refused_phase + s.refused_error + s.nonfinite);
+                         s.refused_outside + s.refused_phase +
+                         s.refused_error + s.nonfinite);
 }
 
 static void test_smooth(void) {
@@ -150,6 +159,51 @@ static void test_smooth(void) {
     check_sums(c);
     CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
   }
+}
+
+/* Rows in the lower half of the cell, a query in its upper corner, within
+   the radius but outside the rows' cloud: a tolerance between the
+   leave-one-out error and that error scaled by the extrapolation factor
+   serves a query inside the cloud and refuses the corner as outside.  The
+   factor and error come from the estimator itself, on the coordinates the
+   lookup computes (offsets over the cell width, 0.1). */
+static void test_outside(enum rmadht_interp_method method) {
+  double xs[NPTS][NIN], ys[NPTS][NOUT], u[NPTS * NIN], y[NPTS * NOUT];
+  double corner[NIN] = {1.04, 1.04, 1.04}, inside[NIN] = {1.01, 1.01, 1.01};
+  double pred[NOUT], err[NOUT], extrap, work[256];
+  for (int j = 0; j < NPTS; j++) {
+    point_in((unsigned)j, 1.0, 0.02, xs[j]);
+    f_quadratic(xs[j], ys[j]);
+    for (int i = 0; i < NIN; i++) u[j * NIN + i] = (xs[j][i] - corner[i]) / 0.1;
+    memcpy(y + j * NOUT, ys[j], sizeof ys[j]);
+  }
+  int rc = method == RMADHT_INTERP_LINEAR
+               ? interp_linear(NPTS, NIN, u, NOUT, y, pred, err, &extrap, work)
+               : interp_idw(NPTS, NIN, u, NOUT, y, pred, err, &extrap, work);
+  CHECK(rc == 0 && extrap > 4);
+  double tol[NOUT];
+  for (int o = 0; o < NOUT; o++) tol[o] = fmax(err[0], err[1]) * sqrt(extrap);
+
+  rmadht_cache_config cfg = interp_config(method, tol);
+  rmadht_cache *c;
+  CHECK_RC(rmadht_cache_create(MPI_COMM_WORLD, &cfg, &c), RMADHT_OK);
+  if (!c) return;
+  for (int j = rank; j < NPTS; j += nranks)
+    CHECK_RC(rmadht_cache_store(c, 1, xs[j], ys[j]), RMADHT_OK);
+  CHECK_RC(rmadht_cache_flush(c), RMADHT_OK);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double out[NOUT];
+  unsigned char st;
+  CHECK_RC(rmadht_cache_lookup(c, 1, corner, out, &st), RMADHT_OK);
+  CHECK(st == RMADHT_CACHE_MISS);
+  CHECK_RC(rmadht_cache_lookup(c, 1, inside, out, &st), RMADHT_OK);
+  CHECK(st == RMADHT_CACHE_INTERPOLATED);
+  rmadht_cache_stats s;
+  CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
+  CHECK(s.refused_outside == 1 && s.interpolated == 1);
+  check_sums(c);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
 }
 
 static void test_refusals(void) {
@@ -201,6 +255,9 @@ static void test_refusals(void) {
   CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
   CHECK(s.refused_neighbours == NQ);
   CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
+
+  test_outside(RMADHT_INTERP_LINEAR);
+  test_outside(RMADHT_INTERP_IDW);
 }
 
 /* Input 2 left out of the neighbour key and phase-flagged: neighbours
@@ -234,7 +291,7 @@ static void test_phase(void) {
     MPI_Barrier(MPI_COMM_WORLD);
     double x[NIN], out[NOUT], y[NOUT];
     unsigned char st;
-    point(777, x);
+    query_point(777, x);
     x[2] = 1.5;
     f_phase(x, y);
     CHECK_RC(rmadht_cache_lookup(c, 1, x, out, &st), RMADHT_OK);
@@ -388,7 +445,7 @@ static void test_dump_restore(void) {
    input constant over the neighbours is left out, not fatal. */
 static void test_mathematics(void) {
   enum { K = 12, D = 3, M = 2 };
-  double u[K * D], y[K * M], pred[M], err[M], loo[M], p1[M], e1[M];
+  double u[K * D], y[K * M], pred[M], err[M], loo[M], p1[M], e1[M], ex;
   double work[256], u1[K * D], y1[K * M];
   CHECK(interp_work_doubles(K, D, M) <= 256);
   unsigned seed = 7;
@@ -401,7 +458,7 @@ static void test_mathematics(void) {
     y[j * M] = 1 + u[j * D] - 2 * u[j * D + 1] + u[j * D] * u[j * D];
     y[j * M + 1] = sin(3 * u[j * D + 1]);
   }
-  CHECK(interp_linear(K, D, u, M, y, pred, err, work) == 0);
+  CHECK(interp_linear(K, D, u, M, y, pred, err, &ex, work) == 0);
   loo[0] = loo[1] = 0;
   for (int out = 0; out < K; out++) {
     /* Without neighbour out, relative to it: its prediction is b0. */
@@ -413,7 +470,7 @@ static void test_mathematics(void) {
       memcpy(y1 + n * M, y + j * M, sizeof(double) * M);
       n++;
     }
-    CHECK(interp_linear(K - 1, D, u1, M, y1, p1, e1, work) == 0);
+    CHECK(interp_linear(K - 1, D, u1, M, y1, p1, e1, &ex, work) == 0);
     for (int o = 0; o < M; o++)
       loo[o] = fmax(loo[o], fabs(y[out * M + o] - p1[o]));
   }
@@ -424,15 +481,17 @@ static void test_mathematics(void) {
   /* Inverse distance: a neighbour at the query gives its own outputs. */
   memset(u1, 0, sizeof u1);
   u1[D] = 1;
-  CHECK(interp_idw(2, D, u1, M, y, pred, err, work) == 0);
+  CHECK(interp_idw(2, D, u1, M, y, pred, err, &ex, work) == 0);
   CHECK(pred[0] == y[0] && pred[1] == y[1]);
   CHECK(err[0] == fabs(y[0] - y[M]));
   /* Two neighbours cannot fit a line in two inputs: inverse distance. */
-  CHECK(interp_linear(2, D, u, M, y, pred, err, work) == 0);
+  CHECK(interp_linear(2, D, u, M, y, pred, err, &ex, work) == 0);
+  CHECK(ex == 1); /* no cloud from two points in two inputs */
   double w0 = 1 / (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
   double w1 = 1 / (u[3] * u[3] + u[4] * u[4] + u[5] * u[5]);
   CHECK(fabs(pred[0] - (w0 * y[0] + w1 * y[M]) / (w0 + w1)) < 1e-12);
-  CHECK(interp_idw(1, D, u, M, y, pred, err, work) == -1);
+  CHECK(interp_idw(1, D, u, M, y, pred, err, &ex, work) ==
+        INTERP_NO_ESTIMATE);
 }
 
 int main(int argc, char **argv) {

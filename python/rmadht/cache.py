@@ -259,9 +259,10 @@ class SurrogateCache(CollectiveHandle):
         (reads, hits, misses, writes, evictions, removes, checksum_retries,
         invalidations, round_trips) and the cache's ``rmadht_cache_stats``
         fields (lookups, lookup_hits, stores, dropped, nonfinite,
-        interpolated, refused_neighbours, refused_phase, refused_error,
-        index_dropped); with interpolation, lookups = lookup_hits +
-        interpolated + the refusals + the non-finite rows looked up."""
+        interpolated, refused_neighbours, refused_outside, refused_phase,
+        refused_error, index_dropped); with interpolation, lookups =
+        lookup_hits + interpolated + the refusals + the non-finite rows
+        looked up."""
         return self._h.stats()
 
     def stats_global(self) -> Dict[str, int]:

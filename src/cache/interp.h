@@ -50,8 +50,8 @@ typedef struct interp_state {
   double *u, *y, *work, *est, *scale;
   unsigned char *skey;        /* one neighbour key */
 
-  uint64_t interpolated, refused_neighbours, refused_phase, refused_error,
-      index_dropped;
+  uint64_t interpolated, refused_neighbours, refused_outside, refused_phase,
+      refused_error, index_dropped;
 } interp_state;
 
 /* RMADHT_OK or RMADHT_ERR_ARG for cfg->interp against the rest of cfg
@@ -93,7 +93,9 @@ int interp_serve(interp_state *s, rmadht *table, size_t m,
 /* Decides one missed row x from the nloc entries read at its bucket's
    locations (values vals, read status status; stale ones not RMADHT_OK):
    0 served (out holds the estimate), 1 too few neighbours within the
-   radius, 2 a flagged phase disagrees, 3 error estimate over tolerance. */
+   radius, 2 a flagged phase disagrees, 3 error estimate over tolerance or
+   none possible, 4 within tolerance at the neighbours but not once scaled
+   by the extrapolation factor. */
 int interp_row(interp_state *s, const double *x, size_t nloc,
                const unsigned char *vals, const int *status, double *out);
 
@@ -102,13 +104,19 @@ int interp_flush(interp_state *s);
 
 /* The mathematics (interpolate.c), on k neighbours with coordinates u
    (k x d, relative to the query, scaled) and outputs y (k x m): writes the
-   prediction at the query (m) and the largest leave-one-out residual per
-   output (m); work holds interp_work_doubles(kmax, d, m).  Returns 0, or
-   -1 when the neighbours cannot support an estimate. */
+   prediction at the query (m), the largest leave-one-out residual per
+   output (m) and the extrapolation factor (>= 1; 1 when the query lies
+   within the neighbours' cloud, else how much farther from its centroid
+   than the farthest neighbour, in squared Mahalanobis distance); work
+   holds interp_work_doubles(kmax, d, m).  Returns 0, or
+   INTERP_NO_ESTIMATE when the neighbours cannot support an error
+   estimate. */
+#define INTERP_NO_ESTIMATE (-1)
 size_t interp_work_doubles(size_t kmax, size_t d, size_t m);
 int interp_idw(size_t k, size_t d, const double *u, size_t m, const double *y,
-               double *pred, double *err, double *work);
+               double *pred, double *err, double *extrap, double *work);
 int interp_linear(size_t k, size_t d, const double *u, size_t m,
-                  const double *y, double *pred, double *err, double *work);
+                  const double *y, double *pred, double *err, double *extrap,
+                  double *work);
 
 #endif

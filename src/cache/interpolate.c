@@ -26,70 +26,52 @@
    cannot be predicted from the others: no error estimate. */
 #define MIN_FREEDOM 1e-6
 
+/* Work layout: act (d), a (p x p), b (p x m), x (p), z (p), then m for
+   inverse distance's leave-one-out estimates. */
 size_t interp_work_doubles(size_t kmax, size_t d, size_t m) {
   size_t p = d + 1;
-  return p * p + p * m + 2 * p + d + kmax + m;
+  (void)kmax;
+  return d + p * p + p * m + 2 * p + m;
 }
 
-/* ---- Inverse-distance weighting ----------------------------------------
+/* ---- The neighbours' cloud ------------------------------------------------
 
-   Shepard's estimate with weights 1/dist^2; a neighbour at distance 0
-   gives its own outputs.  The leave-one-out residual of neighbour j is its
-   outputs minus the same estimate at its coordinates from the others. */
+   Both estimators share one geometric measure, on the normal matrix of a
+   linear fit A = X'X (rows x_j = (1, u_j)) over the inputs that vary:
+   the leverage x' A^-1 x of a point equals 1/k plus its squared
+   Mahalanobis distance from the neighbours' centroid, in the metric of
+   their spread.  A query whose leverage exceeds every neighbour's lies
+   outside the ellipsoid the neighbours span: an extrapolation, whose error
+   the leave-one-out residuals (all measured at the neighbours) understate.
+   The error of a linear fit to a curved function grows with the squared
+   distance from the centroid, so the estimate is scaled by the ratio of
+   the query's squared distance to the farthest neighbour's, when above
+   1: the "extrapolation factor". */
 
-static double dist2(const double *a, const double *b, size_t d) {
-  double s = 0;
+/* The inputs that vary over the neighbours, as indices (exact in a
+   double) in act; returns how many.  An input constant over them carries
+   no slope and no spread. */
+static size_t active_inputs(size_t k, size_t d, const double *u,
+                            double *act) {
+  size_t da = 0;
   for (size_t i = 0; i < d; i++) {
-    double t = a[i] - (b ? b[i] : 0.0);
-    s += t * t;
-  }
-  return s;
-}
-
-/* Estimate at point p (NULL: the origin, i.e. the query) from neighbours
-   other than skip (k: none skipped) into out[m]; acc holds m doubles. */
-static void idw_at(size_t k, size_t d, const double *u, size_t m,
-                   const double *y, const double *p, size_t skip,
-                   double *out) {
-  double wsum = 0;
-  for (size_t o = 0; o < m; o++) out[o] = 0;
-  for (size_t j = 0; j < k; j++) {
-    if (j == skip) continue;
-    double r2 = dist2(u + j * d, p, d);
-    if (r2 == 0) {
-      memcpy(out, y + j * m, m * sizeof *out);
-      return;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t j = 0; j < k; j++) {
+      double v = u[j * d + i];
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
     }
-    double w = 1.0 / r2;
-    wsum += w;
-    for (size_t o = 0; o < m; o++) out[o] += w * y[j * m + o];
+    if (hi - lo > DEGENERATE_SPREAD) act[da++] = (double)i;
   }
-  for (size_t o = 0; o < m; o++) out[o] /= wsum;
+  return da;
 }
 
-int interp_idw(size_t k, size_t d, const double *u, size_t m, const double *y,
-               double *pred, double *err, double *work) {
-  if (k < 2) return -1;
-  idw_at(k, d, u, m, y, NULL, k, pred);
-  for (size_t o = 0; o < m; o++) err[o] = 0;
-  for (size_t j = 0; j < k; j++) {
-    idw_at(k, d, u, m, y, u + j * d, j, work);
-    for (size_t o = 0; o < m; o++) {
-      double e = fabs(y[j * m + o] - work[o]);
-      if (!(e <= err[o])) err[o] = e; /* NaN propagates */
-    }
-  }
-  return 0;
+/* x = (1, the active inputs of u_j); u_j NULL is the query, the origin. */
+static void design_row(const double *uj, const double *act, size_t da,
+                       double *x) {
+  x[0] = 1;
+  for (size_t i = 0; i < da; i++) x[i + 1] = uj ? uj[(size_t)act[i]] : 0.0;
 }
-
-/* ---- Local linear least squares -----------------------------------------
-
-   y ~ b0 + b.u over the neighbours, with u relative to the query so that
-   b0 is the estimate there.  Normal equations A b = X'y with A = X'X plus
-   a tiny ridge on the slopes, by Cholesky.  The fit is a linear smoother
-   y^ = H y with H = X A^-1 X', for which leaving neighbour j out changes
-   its residual to r_j / (1 - H_jj) exactly (ridge included), so the
-   leave-one-out residuals come from one fit instead of k. */
 
 /* In-place lower Cholesky of the p x p matrix a; -1 if not positive. */
 static int cholesky(double *a, size_t p) {
@@ -126,56 +108,160 @@ static void backward(const double *l, size_t p, double *b, size_t s) {
   }
 }
 
-int interp_linear(size_t k, size_t d, const double *u, size_t m,
-                  const double *y, double *pred, double *err, double *work) {
-  /* Inputs constant over the neighbours carry no slope.  act lists the
-     others' indices, kept as doubles (exact below 2^53) so that one work
-     array serves. */
-  size_t da = 0;
-  double *act = work;
-  for (size_t i = 0; i < d; i++) {
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t j = 0; j < k; j++) {
-      double v = u[j * d + i];
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
-    }
-    if (hi - lo > DEGENERATE_SPREAD) act[da++] = (double)i;
-  }
+/* Builds A = X'X plus the ridge into a and factors it: 0, or -1 when it is
+   not positive definite.  x is scratch of p doubles. */
+static int factor_normal(size_t k, size_t d, const double *u,
+                         const double *act, size_t da, double *a,
+                         double *x) {
   size_t p = da + 1;
-  /* One residual degree of freedom at least, else inverse distance. */
-  if (k < p + 1) return interp_idw(k, d, u, m, y, pred, err, work + d);
-  double *a = work + d, *b = a + p * p, *x = b + p * m, *z = x + p;
-
   memset(a, 0, p * p * sizeof *a);
-  memset(b, 0, p * m * sizeof *b);
   for (size_t j = 0; j < k; j++) {
-    x[0] = 1;
-    for (size_t i = 0; i < da; i++) x[i + 1] = u[j * d + (size_t)act[i]];
-    for (size_t r = 0; r < p; r++) {
+    design_row(u + j * d, act, da, x);
+    for (size_t r = 0; r < p; r++)
       for (size_t c = 0; c <= r; c++) a[r * p + c] += x[r] * x[c];
-      for (size_t o = 0; o < m; o++) b[r * m + o] += x[r] * y[j * m + o];
-    }
   }
   double big = 0;
   for (size_t r = 1; r < p; r++)
     if (a[r * p + r] > big) big = a[r * p + r];
   for (size_t r = 1; r < p; r++) a[r * p + r] += RIDGE * big;
-  if (cholesky(a, p) != 0) return -1;
+  return cholesky(a, p);
+}
+
+/* x' A^-1 x from the factor l: |L^-1 x|^2; z is scratch. */
+static double leverage(const double *l, size_t p, const double *x,
+                       double *z) {
+  memcpy(z, x, p * sizeof *z);
+  forward(l, p, z, 1);
+  double h = 0;
+  for (size_t r = 0; r < p; r++) h += z[r] * z[r];
+  return h;
+}
+
+/* The extrapolation factor from the factor l of A: 1 when the query's
+   leverage is at most hmax, the largest of the neighbours'. */
+static double extrapolation(const double *l, size_t p, size_t k, double hmax,
+                            const double *act, size_t da, double *x,
+                            double *z) {
+  design_row(NULL, act, da, x);
+  double hq = leverage(l, p, x, z), base = 1.0 / (double)k;
+  if (!(hq > hmax)) return 1;
+  /* hmax > 1/k whenever some neighbour lies off the centroid, which an
+     input that varies guarantees; with none varying, hq = 1/k. */
+  return hmax > base ? (hq - base) / (hmax - base) : INFINITY;
+}
+
+/* ---- Inverse-distance weighting ----------------------------------------
+
+   Shepard's estimate with weights 1/dist^2; a neighbour at distance 0
+   gives its own outputs.  The leave-one-out residual of neighbour j is its
+   outputs minus the same estimate at its coordinates from the others. */
+
+static double dist2(const double *a, const double *b, size_t d) {
+  double s = 0;
+  for (size_t i = 0; i < d; i++) {
+    double t = a[i] - (b ? b[i] : 0.0);
+    s += t * t;
+  }
+  return s;
+}
+
+/* Estimate at point p (NULL: the origin, i.e. the query) from neighbours
+   other than skip (k: none skipped) into out[m]. */
+static void idw_at(size_t k, size_t d, const double *u, size_t m,
+                   const double *y, const double *p, size_t skip,
+                   double *out) {
+  double wsum = 0;
+  for (size_t o = 0; o < m; o++) out[o] = 0;
+  for (size_t j = 0; j < k; j++) {
+    if (j == skip) continue;
+    double r2 = dist2(u + j * d, p, d);
+    if (r2 == 0) {
+      memcpy(out, y + j * m, m * sizeof *out);
+      return;
+    }
+    double w = 1.0 / r2;
+    wsum += w;
+    for (size_t o = 0; o < m; o++) out[o] += w * y[j * m + o];
+  }
+  for (size_t o = 0; o < m; o++) out[o] /= wsum;
+}
+
+/* Inverse distance without the cloud test: the linear method's fallback
+   when the neighbours are too few to give the cloud a shape. */
+static int idw_only(size_t k, size_t d, const double *u, size_t m,
+                    const double *y, double *pred, double *err,
+                    double *acc) {
+  if (k < 2) return INTERP_NO_ESTIMATE;
+  idw_at(k, d, u, m, y, NULL, k, pred);
+  for (size_t o = 0; o < m; o++) err[o] = 0;
+  for (size_t j = 0; j < k; j++) {
+    idw_at(k, d, u, m, y, u + j * d, j, acc);
+    for (size_t o = 0; o < m; o++) {
+      double e = fabs(y[j * m + o] - acc[o]);
+      if (!(e <= err[o])) err[o] = e; /* NaN propagates */
+    }
+  }
+  return 0;
+}
+
+int interp_idw(size_t k, size_t d, const double *u, size_t m, const double *y,
+               double *pred, double *err, double *extrap, double *work) {
+  double *act = work, *a = act + d;
+  size_t da = active_inputs(k, d, u, act), p = da + 1;
+  double *x = a + p * p, *z = x + p, *acc = z + p;
+  *extrap = 1;
+  /* Too few neighbours to give the cloud a shape in every input that
+     varies: no factor (the radius alone bounds the reach). */
+  if (k >= p + 1) {
+    if (factor_normal(k, d, u, act, da, a, x) != 0) return INTERP_NO_ESTIMATE;
+    double hmax = 0;
+    for (size_t j = 0; j < k; j++) {
+      design_row(u + j * d, act, da, x);
+      double h = leverage(a, p, x, z);
+      if (h > hmax) hmax = h;
+    }
+    *extrap = extrapolation(a, p, k, hmax, act, da, x, z);
+  }
+  return idw_only(k, d, u, m, y, pred, err, acc);
+}
+
+/* ---- Local linear least squares -----------------------------------------
+
+   y ~ b0 + b.u over the neighbours, with u relative to the query so that
+   b0 is the estimate there.  Normal equations A b = X'y with A = X'X plus
+   a tiny ridge on the slopes, by Cholesky.  The fit is a linear smoother
+   y^ = H y with H = X A^-1 X', for which leaving neighbour j out changes
+   its residual to r_j / (1 - H_jj) exactly (ridge included), so the
+   leave-one-out residuals come from one fit instead of k. */
+
+int interp_linear(size_t k, size_t d, const double *u, size_t m,
+                  const double *y, double *pred, double *err, double *extrap,
+                  double *work) {
+  double *act = work, *a = act + d;
+  size_t da = active_inputs(k, d, u, act), p = da + 1;
+  double *b = a + p * p, *x = b + p * m, *z = x + p;
+  *extrap = 1;
+  /* One residual degree of freedom at least, else inverse distance. */
+  if (k < p + 1) return idw_only(k, d, u, m, y, pred, err, z + p);
+  if (factor_normal(k, d, u, act, da, a, x) != 0) return INTERP_NO_ESTIMATE;
+  memset(b, 0, p * m * sizeof *b);
+  for (size_t j = 0; j < k; j++) {
+    design_row(u + j * d, act, da, x);
+    for (size_t r = 0; r < p; r++)
+      for (size_t o = 0; o < m; o++) b[r * m + o] += x[r] * y[j * m + o];
+  }
   for (size_t o = 0; o < m; o++) {
     forward(a, p, b + o, m);
     backward(a, p, b + o, m);
     pred[o] = b[o];
     err[o] = 0;
   }
+  double hmax = 0;
   for (size_t j = 0; j < k; j++) {
-    x[0] = 1;
-    for (size_t i = 0; i < da; i++) x[i + 1] = u[j * d + (size_t)act[i]];
-    memcpy(z, x, p * sizeof *z);
-    forward(a, p, z, 1);
-    double h = 0;
-    for (size_t r = 0; r < p; r++) h += z[r] * z[r];
-    if (!(1 - h >= MIN_FREEDOM)) return -1;
+    design_row(u + j * d, act, da, x);
+    double h = leverage(a, p, x, z);
+    if (h > hmax) hmax = h;
+    if (!(1 - h >= MIN_FREEDOM)) return INTERP_NO_ESTIMATE;
     for (size_t o = 0; o < m; o++) {
       double fit = 0;
       for (size_t r = 0; r < p; r++) fit += x[r] * b[r * m + o];
@@ -183,6 +269,7 @@ int interp_linear(size_t k, size_t d, const double *u, size_t m,
       if (!(e <= err[o])) err[o] = e;
     }
   }
+  *extrap = extrapolation(a, p, k, hmax, act, da, x, z);
   return 0;
 }
 
@@ -196,7 +283,13 @@ int interp_linear(size_t k, size_t d, const double *u, size_t m,
    input's magnitude.  An input left out of the neighbour key is divided by
    its spread over the query and the candidates instead. */
 
-enum { ROW_SERVED = 0, ROW_FEW = 1, ROW_PHASE = 2, ROW_ERROR = 3 };
+enum {
+  ROW_SERVED = 0,
+  ROW_FEW = 1,
+  ROW_PHASE = 2,
+  ROW_ERROR = 3,
+  ROW_OUTSIDE = 4
+};
 
 /* 0 zero (below the floor), 1 positive, 2 negative: as the key's class. */
 static int input_class(double x, double zero_below) {
@@ -286,13 +379,21 @@ int interp_row(interp_state *s, const double *x, size_t nloc,
     k++;
   }
   if (k < s->kmin) return ROW_FEW;
-  double *pred = s->est, *err = s->est + n_out;
+  double *pred = s->est, *err = s->est + n_out, extrap;
   int rc = s->method == RMADHT_INTERP_LINEAR
-               ? interp_linear(k, n_in, s->u, n_out, s->y, pred, err, s->work)
-               : interp_idw(k, n_in, s->u, n_out, s->y, pred, err, s->work);
+               ? interp_linear(k, n_in, s->u, n_out, s->y, pred, err, &extrap,
+                               s->work)
+               : interp_idw(k, n_in, s->u, n_out, s->y, pred, err, &extrap,
+                            s->work);
   if (rc != 0) return ROW_ERROR;
-  for (size_t o = 0; o < n_out; o++)
+  /* Over the tolerance at the neighbours already: an error refusal; only
+     once scaled to the query's distance: an extrapolation refusal. */
+  int outside = 0;
+  for (size_t o = 0; o < n_out; o++) {
     if (!(err[o] <= s->tol[o]) || !isfinite(pred[o])) return ROW_ERROR;
+    if (!(err[o] * extrap <= s->tol[o])) outside = 1;
+  }
+  if (outside) return ROW_OUTSIDE;
   memcpy(out, pred, n_out * sizeof *out);
   return ROW_SERVED;
 }

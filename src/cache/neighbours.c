@@ -312,6 +312,7 @@ int interp_serve(interp_state *s, rmadht *table, size_t m,
       break;
     case 1: s->refused_neighbours++; break;
     case 2: s->refused_phase++; break;
+    case 4: s->refused_outside++; break;
     default: s->refused_error++; break;
     }
   }

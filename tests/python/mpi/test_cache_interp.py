@@ -15,10 +15,17 @@ NIN, NOUT = 3, 2
 NPTS, NQ = 20, 40
 
 
-def points(seed: int, n: int) -> np.ndarray:
-    """n points of the box [1.00, 1.04]^3: one neighbour key at 2 digits
-    (1.0 covers [0.995, 1.05)), the same on every rank for one seed."""
-    return 1.0 + 0.04 * np.random.default_rng(seed).random((n, NIN))
+def points(seed: int, n: int, lo: float = 1.0, w: float = 0.04
+           ) -> np.ndarray:
+    """n points of the box [lo, lo + w)^3, by default [1.00, 1.04)^3: one
+    neighbour key at 2 digits (1.0 covers [0.995, 1.05)), the same on
+    every rank for one seed."""
+    return lo + w * np.random.default_rng(seed).random((n, NIN))
+
+
+def queries(seed: int, n: int) -> np.ndarray:
+    """Points in the middle of that box, inside the stored rows' cloud."""
+    return points(seed, n, 1.015, 0.01)
 
 
 def linear(x: np.ndarray) -> np.ndarray:
@@ -55,13 +62,14 @@ def store_shared(comm: MPI.Intracomm, c: rmadht.SurrogateCache,
 
 def sums_agree(st: dict) -> bool:
     return st["lookups"] == (st["lookup_hits"] + st["interpolated"]
-                             + st["refused_neighbours"] + st["refused_phase"]
+                             + st["refused_neighbours"]
+                             + st["refused_outside"] + st["refused_phase"]
                              + st["refused_error"] + st["nonfinite"])
 
 
 @pytest.mark.parametrize("fn,tol", [(linear, 1e-9), (quadratic, 2e-2)])
 def test_smooth_functions_within_tolerance(comm, fn, tol):
-    q = points(2, NQ)
+    q = queries(2, NQ)
     with cache(comm, interp=dict(tolerance=tol)) as c:
         store_shared(comm, c, points(1, NPTS), fn)
         out, status = c.lookup(q)
@@ -80,7 +88,7 @@ def test_smooth_functions_within_tolerance(comm, fn, tol):
 def test_step_is_refused_by_the_error_estimate(comm, method):
     with cache(comm, interp=dict(tolerance=0.1, method=method)) as c:
         store_shared(comm, c, points(1, NPTS), step)
-        out, status = c.lookup(points(2, NQ))
+        out, status = c.lookup(queries(2, NQ))
         st = c.stats()
         comm.Barrier()
     assert (status == rmadht.MISS).all() and np.isnan(out).all()
@@ -89,7 +97,7 @@ def test_step_is_refused_by_the_error_estimate(comm, method):
 
 
 def test_too_few_neighbours_and_nan_inputs(comm):
-    q = points(2, NQ)
+    q = queries(2, NQ)
     q[0, 1] = np.nan
     with cache(comm) as c:
         store_shared(comm, c, points(1, 4), linear)
@@ -102,6 +110,26 @@ def test_too_few_neighbours_and_nan_inputs(comm):
     assert sums_agree(st)
 
 
+@pytest.mark.parametrize("method,tol", [("idw", 0.1), ("linear", 1e-3)])
+def test_extrapolation_is_refused(comm, method, tol):
+    """Rows of a quadratic in the lower half of the cell, a query in its
+    upper corner, within the radius but outside the rows' cloud.  The
+    tolerance lies between the leave-one-out error (which serves a query
+    inside the cloud) and that error scaled by the corner's extrapolation
+    factor; found by trying tolerances, with a factor 3 or more of margin
+    on either side."""
+    corner = np.full((1, NIN), 1.04)
+    with cache(comm, interp=dict(method=method, tolerance=tol)) as c:
+        store_shared(comm, c, points(1, NPTS, 1.0, 0.02), quadratic)
+        _, outside = c.lookup(corner)
+        out, inside = c.lookup(np.full((1, NIN), 1.01))
+        st = c.stats()
+        comm.Barrier()
+    assert outside[0] == rmadht.MISS and inside[0] == rmadht.INTERPOLATED
+    assert st["refused_outside"] == 1 and sums_agree(st)
+    assert np.abs(out - quadratic(np.full((1, NIN), 1.01))).max() <= tol
+
+
 def test_phase_disagreement_is_refused(comm):
     def fp(x: np.ndarray) -> np.ndarray:
         return np.stack([x[:, 0] + x[:, 1], (x[:, 2] > 0) * 1.0], axis=1)
@@ -110,7 +138,7 @@ def test_phase_disagreement_is_refused(comm):
     present[:, 2] = 1.0 + 0.05 * np.arange(NPTS)
     absent = points(3, NPTS)
     absent[:, 2] = 0.0
-    q = points(2, 1)
+    q = queries(2, 1)
     q[0, 2] = 1.5
     with cache(comm, interp=dict(digits=[2, 2, 0], tolerance=0.1,
                                  radius=3.0, phase=[False, False, True])) as c:
@@ -134,7 +162,7 @@ def test_concurrent_appends_lose_no_neighbour(comm):
                                  radius=10.0)) as c:
         for seed in (1, 3):
             store_shared(comm, c, points(seed, NPTS), linear)
-            _, status = c.lookup(points(2, NQ))
+            _, status = c.lookup(queries(2, NQ))
             comm.Barrier()
             assert (status == rmadht.INTERPOLATED).all()
         total = c.stats_global()
@@ -187,7 +215,7 @@ def test_exact_cache_reports_status(comm):
     x = points(1, 5)
     with rmadht.SurrogateCache(comm, NIN, NOUT, bytes_per_rank=2 << 20) as c:
         c.store(x, linear(x))
-        _, status = c.lookup(np.concatenate([x, points(2, 1)]))
+        _, status = c.lookup(np.concatenate([x, queries(2, 1)]))
         st = c.stats()
     assert status.dtype == np.uint8
     assert status.tolist() == [rmadht.HIT] * 5 + [rmadht.MISS]
@@ -195,7 +223,7 @@ def test_exact_cache_reports_status(comm):
 
 
 def test_dump_restore_leaves_the_index_to_be_refilled(comm, shared_path):
-    x, q = points(1, NPTS), points(2, NQ)
+    x, q = points(1, NPTS), queries(2, NQ)
     with cache(comm) as a, cache(comm) as b:
         store_shared(comm, a, x, linear)
         a.dump(shared_path)
