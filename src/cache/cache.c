@@ -67,7 +67,7 @@ static int check_config(const rmadht_cache_config *cfg) {
   if (cfg->n_inputs > SIZE_MAX / 16 / CACHE_CHUNK ||
       cfg->n_outputs > SIZE_MAX / 16 / CACHE_CHUNK)
     return RMADHT_ERR_SIZE;
-  return interp_check(cfg);
+  return interp_check(cfg, CACHE_DEFAULT_DIGITS);
 }
 
 /* Frees everything but the table; collective when the neighbour index

@@ -55,8 +55,9 @@ typedef struct interp_state {
 } interp_state;
 
 /* RMADHT_OK or RMADHT_ERR_ARG for cfg->interp against the rest of cfg
-   (which the cache has checked); method NONE is always fine. */
-int interp_check(const rmadht_cache_config *cfg);
+   (which the cache has checked; default_digits stands for cfg->digits
+   NULL); method NONE is always fine. */
+int interp_check(const rmadht_cache_config *cfg, int default_digits);
 
 /* The state for an interpolating cache (cfg->interp.method != NONE) of
    chunk rows per call, sharing the cache's filled-in digits and log10

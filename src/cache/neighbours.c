@@ -30,7 +30,7 @@
 
 #define BUCKET_HEADER 8
 
-int interp_check(const rmadht_cache_config *cfg) {
+int interp_check(const rmadht_cache_config *cfg, int default_digits) {
   const rmadht_cache_interp *ip = &cfg->interp;
   if (ip->method == RMADHT_INTERP_NONE) return RMADHT_OK;
   if (ip->method != RMADHT_INTERP_IDW && ip->method != RMADHT_INTERP_LINEAR)
@@ -38,7 +38,7 @@ int interp_check(const rmadht_cache_config *cfg) {
   if (!ip->digits || !ip->tolerance) return RMADHT_ERR_ARG;
   int coarser = 0;
   for (size_t i = 0; i < cfg->n_inputs; i++) {
-    int exact = cfg->digits ? cfg->digits[i] : 7;
+    int exact = cfg->digits ? cfg->digits[i] : default_digits;
     if (ip->digits[i] < 0 || ip->digits[i] > exact) return RMADHT_ERR_ARG;
     if (ip->digits[i] < exact) coarser = 1;
   }
