@@ -44,7 +44,9 @@ enum rmadht_interp_method {
    entries with that coarse key.  A missed row is served only when at
    least min_neighbours of them lie within radius, every phase-flagged
    input agrees, and the leave-one-out error of the method on those
-   neighbours is within tolerance for every output. */
+   neighbours, scaled up when the query lies outside their cloud, is
+   within tolerance for every output.  The tolerance is a target, not a
+   bound (docs/interpolation.md, "What it guarantees"). */
 typedef struct rmadht_cache_interp {
   enum rmadht_interp_method method;
   const int *digits;            /* n_inputs neighbour-key digits, each
