@@ -239,3 +239,16 @@ def test_dump_restore_leaves_the_index_to_be_refilled(comm, shared_path):
     assert (before == rmadht.MISS).all()
     assert (after == rmadht.INTERPOLATED).all()
     assert np.abs(out - linear(q)).max() <= 0.02
+
+
+@pytest.mark.parametrize("mode", ["fine", "coarse"])
+def test_locked_modes_interpolate_too(comm, mode):
+    """The neighbour index takes the cache's mode; appends and lookups
+    work there as in the lock-free default."""
+    q = queries(2, NQ)
+    with cache(comm, mode=mode, interp=dict(tolerance=1e-9)) as c:
+        store_shared(comm, c, points(1, NPTS), linear)
+        out, status = c.lookup(q)
+        comm.Barrier()
+    assert (status == rmadht.INTERPOLATED).all()
+    assert np.abs(out - linear(q)).max() <= 1e-9
