@@ -60,7 +60,8 @@ def main() -> None:
         for _ in range(STEPS):
             states = points[rng.integers(0, len(points), CELLS)]
             states *= 1 + 1e-9 * rng.standard_normal(states.shape)
-            outputs, hit = cache.lookup(states)
+            outputs, status = cache.lookup(states)
+            hit = status != rmadht.MISS  # a mask: status is uint8, not bool
             if not hit.all():
                 t0 = time.perf_counter()
                 fresh = slow_function(states[~hit])
