@@ -14,10 +14,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # name | expected | switches
+# The RMA variants before rma-restore model puts whose bytes land once;
+# those from rma-restore on, and the shipped ones, let a landed byte land
+# again until the put completes (RESTORE).
 variants=(
-  "rma|pass|-DFIX_WAIT -DFIX_DIFF"
-  "rma-fresh|pass|-DFRESH -DFIX_WAIT -DFIX_DIFF"
-  "rma-update|pass|-DUPDATE -DFIX_WAIT -DFIX_DIFF"
+  "rma|pass|-DRESTORE -DFIX_WAIT -DFIX_FLUSHVER"
+  "rma-fresh|pass|-DRESTORE -DFRESH -DFIX_WAIT -DFIX_FLUSHVER"
+  "rma-update|pass|-DRESTORE -DUPDATE -DFIX_WAIT -DFIX_FLUSHVER"
   "nl|pass|-DNL -DFIX_VERLAST -DFIX_WAIT"
   "nl-fresh|pass|-DNL -DFRESH -DFIX_VERLAST -DFIX_WAIT"
   "nl-update|pass|-DNL -DUPDATE -DFIX_VERLAST -DFIX_WAIT"
@@ -27,6 +30,8 @@ variants=(
   "rma-loose-wait|fail|-DFRESH -DFIX_WAIT -DFIX_DIFF -DWAIT_LOOSE"
   "rma-update-nowait|fail|-DUPDATE -DFIX_WAIT -DFIX_DIFF -DUPD_NOWAIT"
   "rma-update-loose|fail|-DUPDATE -DFIX_WAIT -DFIX_DIFF -DWAIT_LOOSE"
+  "rma-restore|fail|-DRESTORE -DFIX_WAIT -DFIX_DIFF"
+  "rma-restore-nowait|fail|-DRESTORE -DFIX_FLUSHVER"
   "nl-no-verlast|fail|-DNL -DFIX_WAIT"
   "nl-no-wait|fail|-DNL -DFIX_VERLAST"
 )

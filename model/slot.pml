@@ -14,6 +14,18 @@
  *   FIX_DIFF      RMA: a write puts only the bytes that differ from the
  *                 copy it read, so every byte still in flight differs from
  *                 the one it replaces (the RMA race fix)
+ *   RESTORE       RMA: a chunk of a put that has landed may land again,
+ *                 with the same value, at any moment until the put is
+ *                 complete (its writer's next flush).  MPI defines the
+ *                 target bytes only at completion; Open MPI over shared
+ *                 memory puts with the origin's memcpy, and glibc stores a
+ *                 short run twice (overlapping words), between which the
+ *                 origin can be descheduled
+ *   FIX_FLUSHVER  RMA: a write puts everything but ver, flushes (round trip
+ *                 3: the put is complete, nothing of it can land again),
+ *                 then sets ver by compare-and-swap, an atomic operation
+ *                 that lands once, before the writer's next flush (the fix
+ *                 of the RESTORE race; the whole entry is put, no diff)
  *   WAIT_LOOSE    FIX_WAIT as first written: a claimed slot whose copy
  *                 has stamp 0 (empty) counts as finished
  *   FRESH         the scenario starts from a never-written slot
@@ -67,11 +79,14 @@ byte img_ver[MAXW], img_stamp[MAXW], img_key[MAXW], img_val[MAXW];
 byte nimg = 1;
 bool written[NK * NV];  /* (key, value) pairs some write imaged */
 
-/* Stores (RMA: bytes of a put) issued but not yet landed, per client. */
+/* Stores (RMA: bytes of a put) issued but not yet landed, per client;
+   with RESTORE, landed chunks that may land again before completion. */
 bool pend[NP * NCP];
+bool redo[NP * NCP];
 byte pval[NP * NCP];
 byte pslot[NP];
 byte npend[NP];
+byte nredo[NP];
 /* Ownership: from the successful claim until the write's last store. */
 byte owners[NS];
 bool owned[NP];
@@ -125,6 +140,16 @@ inline take_owner(s) {
 #else
 #define NET_RELEASES 1
 #endif
+#if defined(RESTORE) && !defined(NL)
+#define RESTORES 1
+#else
+#define RESTORES 0
+#endif
+#if defined(FIX_FLUSHVER) && !defined(NL)
+#define FLUSHVER 1
+#else
+#define FLUSHVER 0
+#endif
 
 /* Round trip 1: copy every candidate slot (readers on the node-local path
    copy only those whose tag matches), one chunk at a time, so a copy can
@@ -132,7 +157,7 @@ inline take_owner(s) {
    with a put of ours outstanding flushes first (rma_get_group). */
 inline copy_slots(reading) {
 #ifndef NL
-  (npend[p] == 0);
+  (npend[p] == 0 && nredo[p] == 0);
 #endif
   j = 0;
   do
@@ -352,7 +377,9 @@ write_again:
              :: c == C_VER -> skip
 #endif
 #else
-#ifdef FIX_DIFF
+#ifdef FIX_FLUSHVER
+             :: c == C_VER -> skip
+#elif defined(FIX_DIFF)
              :: SAME(s, c) -> skip
 #endif
 #endif
@@ -373,6 +400,15 @@ write_again:
         /* Release store of ver after every other store of the write. */
         (npend[p] == 0);
         atomic { mem[s * NC + C_VER] = newc; owners[s]--; owned[p] = 0 };
+#endif
+#if FLUSHVER
+        /* Round trip 3, a flush: every store of the put has landed, and
+           landed again if it will.  Then ver by compare-and-swap, pending
+           until it lands (once); the writer owns the slot until then. */
+        (npend[p] == 0 && nredo[p] == 0);
+        d_step {
+          pend[p * NCP + C_VER] = 1; pval[p * NCP + C_VER] = newc; npend[p]++
+        };
 #endif
         /* A remove goes on while the copy shows another copy of the key. */
         d_step {
@@ -412,23 +448,47 @@ op_done:
   clients_done++
 }
 
+/* A write ends when its last store has landed (and landed again, if it
+   will); with FIX_FLUSHVER, when its ver lands. */
+#define RELEASE(q, c) \
+       if \
+       :: NET_RELEASES && npend[q] == 0 && nredo[q] == 0 && owned[q] && \
+          (!FLUSHVER || c == C_VER) -> \
+          owners[pslot[q]]--; owned[q] = 0 \
+       :: else -> skip \
+       fi
+
 /* Stores and put bytes land one chunk at a time, in any order, at any
-   moment until their client waits for them. */
+   moment until their client waits for them.  With RESTORE a put's chunk
+   may land once more before the put completes (not the tag, a node-local
+   store, nor ver when FIX_FLUSHVER sets it by compare-and-swap). */
 #define LAND(q, c) \
   :: atomic { pend[q * NCP + c] -> \
        if \
        :: c == C_TAG -> tag[pslot[q]] = pval[q * NCP + c] \
        :: else -> mem[pslot[q] * NC + c] = pval[q * NCP + c] \
        fi; \
-       pend[q * NCP + c] = 0; pval[q * NCP + c] = 0; npend[q]--; \
+       pend[q * NCP + c] = 0; npend[q]--; \
        if \
-       :: NET_RELEASES && npend[q] == 0 && owned[q] -> \
-          owners[pslot[q]]--; owned[q] = 0 \
-       :: else -> skip \
-       fi }
+       :: RESTORES && c != C_TAG && !(FLUSHVER && c == C_VER) -> \
+          redo[q * NCP + c] = 1; nredo[q]++ \
+       :: else -> pval[q * NCP + c] = 0 \
+       fi; \
+       RELEASE(q, c) }
 
+#define RELAND(q, c) \
+  :: atomic { redo[q * NCP + c] -> \
+       mem[pslot[q] * NC + c] = pval[q * NCP + c]; \
+       redo[q * NCP + c] = 0; pval[q * NCP + c] = 0; nredo[q]--; \
+       RELEASE(q, c) }
+
+#if RESTORES
+#define LAND_ALL(q) LAND(q, 0) LAND(q, 1) LAND(q, 2) LAND(q, 3) LAND(q, 4) \
+  LAND(q, 5) RELAND(q, 0) RELAND(q, 1) RELAND(q, 2) RELAND(q, 3) RELAND(q, 4)
+#else
 #define LAND_ALL(q) LAND(q, 0) LAND(q, 1) LAND(q, 2) LAND(q, 3) LAND(q, 4) \
   LAND(q, 5)
+#endif
 
 active proctype net() {
 end_net:
@@ -479,7 +539,7 @@ init {
   };
   atomic { run client(0); run client(1); run client(2) };
   (clients_done == NP);
-  (npend[0] + npend[1] + npend[2] == 0);
+  (npend[0] + npend[1] + npend[2] + nredo[0] + nredo[1] + nredo[2] == 0);
   /* Writers have stopped and every store has landed: no slot may be torn
      or in flight, and on the node-local path every tag names its key. */
   d_step {

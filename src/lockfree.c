@@ -5,26 +5,30 @@
  * read:  get both candidate groups, one flush per target (1 round trip);
  *        a torn match is re-read a few times, then reported missing.
  * write: get the candidates (round trip 1), pick a slot, compare-and-swap
- *        its claim from the value seen to the next (round trip 2), then put
- *        the bytes of the new image that differ from the copy, left to
- *        complete at this rank's next synchronisation with the target.  A
- *        lost claim means another writer took the slot first: read again
- *        and choose again.  Two writers can therefore never fill the same
- *        free slot with different keys.
+ *        its claim from the value seen to the next (round trip 2), put the
+ *        new entry but its ver word and flush it (round trip 3), then
+ *        compare-and-swap ver to the claim, left to complete at this rank's
+ *        next synchronisation with the target.  A lost claim means another
+ *        writer took the slot first: read again and choose again.  Two
+ *        writers can therefore never fill the same free slot with
+ *        different keys.
  * update: the same write, its value made from the copy of round trip 1 by
  *        the caller's function (protocol.c), which runs again after a lost
  *        claim.  A key whose slot is being written is read again first.
  *
- * Why only the bytes that differ: a put lands in whatever order the MPI
- * moves its bytes, and nothing tells another writer when it is complete
- * but the slot itself.  Were a byte equal to the one it replaces still in
- * flight, the slot would look finished (claim == ver, checksum right), a
- * second writer could claim it, and the late byte would then land on the
- * second write and tear it for good.  When every byte in flight differs
- * from the one it replaces, the slot reads in flight or torn until the
- * last lands.  Writers claim only finished slots (slot_claimable) and
- * read again otherwise, so writes to one slot never overlap.  Spin checks
- * both halves in model/ (docs/model.md).
+ * Why ver comes last, after a flush: writers claim only finished slots
+ * (claim == ver and the copy consistent, slot_claimable), so the write
+ * that makes a slot look finished must be the last one that can touch it.
+ * MPI defines a put's target bytes only once the put is complete, and
+ * until then it may write them more than once: Open MPI over shared
+ * memory puts with the origin's memcpy, and glibc copies a short run with
+ * two overlapping stores (8 bytes: the same word twice), between which
+ * the origin can be descheduled.  Had ver travelled in the put, the first
+ * store of the last bytes would make the slot look finished; a second
+ * writer could claim and rewrite it; then the late second store would
+ * tear that entry for good.  A flush completes the put, and ver, a single
+ * atomic operation, cannot land twice.  docs/model.md has the model that
+ * finds this interleaving and checks the fix.
  *
  * The claim is 32-bit because Open MPI 4.1.4 crashes in a 64-bit
  * MPI_Compare_and_swap to another rank; 32-bit works on both MPIs.
@@ -53,27 +57,6 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
         s->todo[nleft++] = i;
     }
     ntodo = nleft;
-  }
-  return RMADHT_OK;
-}
-
-/* Puts the bytes of image from ver on that differ from seen, the copy the
-   claim was taken on (and so the slot's content), one put per run. */
-static int put_changes(rmadht *t, int rank, uint64_t disp,
-                       const unsigned char *image, const unsigned char *seen) {
-  size_t n = t->layout.slot_size;
-  for (size_t at = SLOT_OFF_VER; at < n;) {
-    if (image[at] == seen[at]) {
-      at++;
-      continue;
-    }
-    size_t end = at + 1;
-    while (end < n && image[end] != seen[end]) end++;
-    int rc = rmadht_mpi(MPI_Put(image + at, (int)(end - at), MPI_BYTE, rank,
-                                (MPI_Aint)(disp + at), (int)(end - at),
-                                MPI_BYTE, t->win));
-    if (rc) return rc;
-    at = end;
   }
   return RMADHT_OK;
 }
@@ -122,6 +105,7 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
     rc = batch_flush_touched(t);
     if (rc) return rc;
 
+    int nput = 0;
     for (int w = 0; w < nclaim; w++) {
       int i = s->wave[w];
       const unsigned char *key = keys + i * ks;
@@ -138,15 +122,31 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
                              &image);
       if (rc) return rc;
       protocol_image(t, i, key, s->claim[i], image, &status[i]);
-      /* The claim word stays out of the puts: it is only ever changed by
+      /* Claim and ver stay out of the put: both are only ever changed by
          compare-and-swap, and accumulates and puts may not overlap. */
-      rc = put_changes(t, p->rank, protocol_slot_disp(t, i, s->slot[i]),
-                       image,
-                       batch_cand(t, i) +
-                           (size_t)s->slot[i] * t->layout.slot_size);
+      size_t len = t->layout.slot_size - SLOT_OFF_STAMP;
+      rc = rmadht_mpi(MPI_Put(
+          image + SLOT_OFF_STAMP, (int)len, MPI_BYTE, p->rank,
+          (MPI_Aint)(protocol_slot_disp(t, i, s->slot[i]) + SLOT_OFF_STAMP),
+          (int)len, MPI_BYTE, t->win));
       if (rc) return rc;
+      batch_touch(t, p->rank);
+      s->wave[nput++] = i;
       if (!s->value[i] && protocol_more_copies(t, i, key))
         protocol_requeue(t, &ntodo, i);
+    }
+    /* Round trip 3: the puts are complete, no byte of them can land
+       again; only now may ver say the slots are finished. */
+    rc = batch_flush_touched(t);
+    if (rc) return rc;
+    for (int w = 0; w < nput; w++) {
+      int i = s->wave[w];
+      const struct place *p = &s->place[i];
+      rc = rma_pending_cas(
+          t, p->rank, p->group[s->slot[i] / SLOT_GROUP],
+          protocol_slot_disp(t, i, s->slot[i]) + SLOT_OFF_VER,
+          s->expect[i], s->claim[i]);
+      if (rc) return rc;
     }
     if (waiting >= 0) protocol_pause(t, waiting, 1);
   }

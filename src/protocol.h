@@ -14,8 +14,9 @@
 #define WRITE_RETRIES 64
 /* Re-reads of an update whose key is busy before RMADHT_ERR_CONTENDED,
    each after a pause of at most 2^UPDATE_PAUSE us: about a second in all,
-   since an RMA writer's put lands at its next synchronisation with the
-   target, but short pauses, since it usually lands within microseconds. */
+   since an RMA writer's ver may land only at its next synchronisation with
+   the target, but short pauses, since it usually lands within
+   microseconds. */
 #define UPDATE_WAITS 16384
 #define UPDATE_PAUSE 6
 

@@ -3,30 +3,37 @@
 
 #include <stdlib.h>
 
+#include "batch.h" /* BATCH_ATOMICS */
+
 int pending_init(struct pending *p, int nranks, size_t slot_size) {
   p->n = 0;
   p->per_rank = calloc((size_t)nranks, sizeof *p->per_rank);
   p->images = malloc(PENDING_MAX * slot_size);
-  if (!p->per_rank || !p->images) {
+  p->words = malloc(PENDING_MAX * 3 * sizeof *p->words);
+  if (!p->per_rank || !p->images || !p->words) {
     pending_destroy(p);
     return RMADHT_ERR_NOMEM;
   }
-  for (size_t i = 0; i < PENDING_MAX; i++)
+  for (size_t i = 0; i < PENDING_MAX; i++) {
     p->put[i].image = p->images + i * slot_size;
+    p->put[i].word = p->words + i * 3;
+  }
   return RMADHT_OK;
 }
 
 void pending_destroy(struct pending *p) {
   free(p->per_rank);
   free(p->images);
+  free(p->words);
   p->per_rank = NULL;
   p->images = NULL;
+  p->words = NULL;
 }
 
 static void pending_forget(struct pending *p, int rank) {
   if (!p->per_rank || p->per_rank[rank] == 0) return;
-  /* Keep the survivors in order; swap image buffers along so every entry
-     keeps a buffer of its own. */
+  /* Keep the survivors in order; swap buffers along so every entry keeps
+     buffers of its own (a survivor's operation may still be reading them). */
   size_t k = 0;
   for (size_t i = 0; i < p->n; i++) {
     if (p->put[i].rank == rank) continue;
@@ -48,7 +55,7 @@ int rma_flush(rmadht *t, int rank) {
   return rmadht_mpi(rc);
 }
 
-/* A get of group on rank must not overtake a put of ours into it. */
+/* A get of group on rank must not overtake an operation of ours on it. */
 static int flush_if_pending(rmadht *t, int rank, uint64_t group) {
   struct pending *p = t->pending;
   if (!p || !p->per_rank[rank]) return RMADHT_OK;
@@ -78,8 +85,8 @@ int rma_get_slot(rmadht *t, int rank, uint64_t slot, unsigned char *dst) {
                             (int)len, MPI_BYTE, t->win));
 }
 
-int rma_pending_image(rmadht *t, int rank, uint64_t group,
-                      unsigned char **image) {
+static int pending_entry(rmadht *t, int rank, uint64_t group,
+                         struct pending_put **out) {
   struct pending *p = t->pending;
   if (p->n == PENDING_MAX) {
     int rc = rma_flush(t, p->put[0].rank);
@@ -89,8 +96,33 @@ int rma_pending_image(rmadht *t, int rank, uint64_t group,
   e->rank = rank;
   e->group = group;
   p->per_rank[rank]++;
-  *image = e->image;
+  *out = e;
   return RMADHT_OK;
+}
+
+int rma_pending_image(rmadht *t, int rank, uint64_t group,
+                      unsigned char **image) {
+  struct pending_put *e;
+  int rc = pending_entry(t, rank, group, &e);
+  if (!rc) *image = e->image;
+  return rc;
+}
+
+int rma_pending_cas(rmadht *t, int rank, uint64_t group, uint64_t disp,
+                    uint32_t old, uint32_t new_value) {
+  /* At most BATCH_ATOMICS outstanding to one target (batch.h says why). */
+  if (t->pending->per_rank[rank] >= BATCH_ATOMICS) {
+    int rc = rma_flush(t, rank);
+    if (rc) return rc;
+  }
+  struct pending_put *e;
+  int rc = pending_entry(t, rank, group, &e);
+  if (rc) return rc;
+  e->word[0] = new_value;
+  e->word[1] = old;
+  return rmadht_mpi(MPI_Compare_and_swap(&e->word[0], &e->word[1], &e->word[2],
+                                         MPI_UINT32_T, rank, (MPI_Aint)disp,
+                                         t->win));
 }
 
 int rma_flush_pending(rmadht *t) {

@@ -101,9 +101,9 @@ int choose_slot(const struct slot_layout *l, const unsigned char *cand,
   }
 
   /* Full: evict the intact entry written longest ago.  Slots another
-     writer holds right now come last: in flight, or torn because its put
-     is landing (its ver already written), since overwriting them loses
-     that writer's entry or mixes two puts. */
+     writer holds right now come last: in flight, or torn because a write
+     is landing, since overwriting them loses that writer's entry or mixes
+     two writes. */
   int oldest = -1, oldest_busy = -1;
   uint64_t oldest_epoch = UINT64_MAX, oldest_busy_epoch = UINT64_MAX;
   for (int i = 0; i < nslots; i++) {

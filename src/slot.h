@@ -15,8 +15,9 @@
  * what lets lock-free readers, snapshots and the node-local path read
  * slots without locks.  claim is outside the checksum because it moves
  * independently: a writer bumps it atomically to own the slot, then writes
- * every other field with ver set to the claim it took (one MPI_Put, or on
- * the node-local path stores that end with ver).
+ * every other field with ver set to the claim it took, ver last (on the RMA
+ * path a put of the rest, a flush, then a compare-and-swap of ver; on the
+ * node-local path stores that end with a release store of ver).
  *
  * Slots come in groups of SLOT_GROUP contiguous slots; a key has two
  * candidate groups on its owner rank (see place.c).  Per-group words sit in

@@ -32,13 +32,14 @@ static void run_variant(const struct variant *var, int rank, int nranks) {
     make_value(val, VS, id, 1);
     CHECK_RC(rmadht_write(t, key, val), RMADHT_OK);
   }
-  /* A write waits for at most two round trips in lock-free mode. */
+  /* A write waits for at most three round trips in lock-free mode on the
+     RMA path (get, claim, put and flush; src/lockfree.c). */
   rmadht_get_stats(t, &st0);
   make_key(key, KS, 100000 + (uint64_t)rank);
   make_value(val, VS, 100000 + (uint64_t)rank, 1);
   CHECK_RC(rmadht_write(t, key, val), RMADHT_OK);
   rmadht_get_stats(t, &st1);
-  if (rma_lockfree) CHECK(st1.round_trips - st0.round_trips <= 2);
+  if (rma_lockfree) CHECK(st1.round_trips - st0.round_trips <= 3);
   if (info.node_local) CHECK(st1.round_trips == st0.round_trips);
   CHECK(st1.writes == st0.writes + 1);
   CHECK_RC(rmadht_read(t, key, out), RMADHT_OK); /* read your own write */
