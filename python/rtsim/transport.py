@@ -3,8 +3,9 @@
 
 The update is written as one sparse operator, dc/dt = A c + b c_in, where A
 holds the upwind face fluxes plus the outflow sinks and b the injection
-sources (one cell, or every cell of an injection edge).  Its columns sum to zero except where water leaves the domain, so
-the scheme conserves mass exactly up to round-off.  The operator is applied
+sources (one cell, or every cell of an injection edge).  Its columns sum
+to zero except where water leaves the domain, so the scheme conserves
+mass exactly up to round-off.  The operator is applied
 in equal inner sub-steps short enough for the Courant-Friedrichs-Lewy
 condition (002 eq. 1): dt_adv = min_i(phi V_i / F_out,i).
 """
