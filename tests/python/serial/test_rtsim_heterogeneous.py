@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rtsim.errors import ScenarioError
-from rtsim.flow import solve_flow
+from rtsim.flow import harmonic_mean, solve_flow
 from rtsim.grid import Grid
 from rtsim.permeability import lognormal_field, read_field
 from rtsim.scenario import MILLIDARCY_M2, FlowSpec, GridSpec, PermeabilityFieldSpec, load_scenario
@@ -251,3 +251,18 @@ def test_permeability_file_relative_to_the_scenario(tmp_path):
     np.testing.assert_allclose(Grid(from_file.grid).permeability, Grid(sc.grid).permeability,
                                rtol=1e-15)
     assert from_file.grid.permeability == pytest.approx(sc.grid.permeability, rel=1e-12)
+
+
+def test_a_uniform_field_changes_nothing():
+    # The harmonic mean of equal permeabilities is that permeability, bit
+    # for bit, so a field without variance flows exactly as none (dol2d).
+    cells = FlowSpec((0, 0), 15e5, (9, 11), 10e5)
+    plain = solve_flow(_grid(12, 10), cells)
+    flat = solve_flow(_grid(12, 10, field=0.0), cells)
+    for name in ("pressure", "flux_x", "flux_y", "inflow", "outflow"):
+        assert np.array_equal(getattr(plain, name), getattr(flat, name))
+    assert plain.injection_rate == flat.injection_rate > 0
+    assert np.count_nonzero(plain.inflow) == np.count_nonzero(plain.outflow) == 1
+    k = np.random.default_rng(2).lognormal(-30.0, 2.0, 1000)
+    assert np.array_equal(harmonic_mean(k, k), k)  # 2 k k / (k + k) is not always k
+    assert harmonic_mean(np.array([1.0]), np.array([3.0]))[0] == pytest.approx(1.5)
