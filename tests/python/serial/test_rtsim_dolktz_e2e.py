@@ -16,10 +16,17 @@ SMALL = SCENARIOS / "dolktz_small.toml"
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory):
-    out = tmp_path_factory.mktemp("ktz") / "ref"
-    run_ok(3, "run", SMALL, out, "--work-package-size", 16)
-    return out
+def references(tmp_path_factory):
+    """Reference runs on 2 and on 3 ranks."""
+    base = tmp_path_factory.mktemp("ktz")
+    for ranks in (2, 3):
+        run_ok(ranks, "run", SMALL, base / f"n{ranks}", "--work-package-size", 16)
+    return {ranks: base / f"n{ranks}" for ranks in (2, 3)}
+
+
+@pytest.fixture(scope="module")
+def reference(references):
+    return references[3]
 
 
 def _check(out, dht):
@@ -47,6 +54,12 @@ def test_reference_run_sweeps_the_grid_from_the_left_edge(reference):
     _, early = load_snapshot(list_snapshots(reference)[4])
     reached = (early[names.index("Mg")] > 5e-4).sum(axis=1)
     assert reached.max() >= reached.min() + 3
+
+
+def test_rank_count_does_not_change_the_reference(references):
+    _, a = load_snapshot(list_snapshots(references[2])[20])
+    _, b = load_snapshot(list_snapshots(references[3])[20])
+    np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-18)
 
 
 def test_cached_run_matches_the_reference(reference, tmp_path):
