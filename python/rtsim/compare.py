@@ -92,6 +92,11 @@ def compare_runs(ref_dir: Path, dht_dir: Path,
     worst = {name: max(e["variables"][name] for e in errors)
              for name in chosen if errors[0]["variables"][name] is not None}
     dht_info = dht_sum.get("dht") or {}
+    interpolation = dht_info.get("interpolation")
+    # What the cache cost the workers against the PHREEQC time it saved
+    # them (both summed over the workers).
+    saved = ref_sum.get("phreeqc_s", 0.0) - dht_sum.get("phreeqc_s", 0.0)
+    cache_s = dht_info.get("lookup_store_s")
     return {
         "reference": str(ref_dir), "dht": str(dht_dir),
         "variables": list(variables) if variables else None,
@@ -103,6 +108,14 @@ def compare_runs(ref_dir: Path, dht_dir: Path,
         "speedup": ref_sum["runtime_s"] / dht_sum["runtime_s"],
         "chemistry_speedup": ref_sum["chemistry_s"] / dht_sum["chemistry_s"],
         "hit_rate": dht_info.get("hit_rate"),
+        "served_rate": dht_info.get("served_rate", dht_info.get("hit_rate")),
+        "interpolated_rate": dht_info.get("interpolated_rate", 0.0 if dht_info else None),
+        "interpolation": interpolation,
+        "phreeqc_s": {"reference": ref_sum.get("phreeqc_s"), "dht": dht_sum.get("phreeqc_s")},
+        "phreeqc_cells": {"reference": ref_sum.get("phreeqc_cells"),
+                          "dht": dht_sum.get("phreeqc_cells")},
+        "cache_s": cache_s,
+        "cache_cost_ratio": cache_s / saved if cache_s is not None and saved > 0 else None,
         "evictions": dht_info.get("evictions"),
         "checksum_retries": dht_info.get("checksum_retries"),
     }
@@ -111,6 +124,8 @@ def compare_runs(ref_dir: Path, dht_dir: Path,
 def table(result: dict[str, Any]) -> str:
     """A short plain-text table of a comparison."""
     hit = result["hit_rate"]
+    served = result.get("served_rate")
+    interpolating = bool(result.get("interpolation"))
     rows = [
         ("", "reference", "with cache"),
         ("runtime (s)", f"{result['runtime_s']['reference']:.1f}",
@@ -120,8 +135,14 @@ def table(result: dict[str, Any]) -> str:
         ("speedup (runtime)", "", f"{result['speedup']:.2f}x"),
         ("chemistry speedup", "", f"{result['chemistry_speedup']:.2f}x"),
         ("hit rate", "", "-" if hit is None else f"{100 * hit:.1f}%"),
-        ("max eq. 2 error", "", f"{result['max_error']:.2e}"),
     ]
+    if interpolating:
+        rows += [("interpolated", "", f"{100 * (served - hit):.1f}%"),
+                 ("served", "", f"{100 * served:.1f}%")]
+    ratio = result.get("cache_cost_ratio")
+    if ratio is not None:
+        rows.append(("cache s / saved s", "", f"{ratio:.3f}"))
+    rows.append(("max eq. 2 error", "", f"{result['max_error']:.2e}"))
     worst = result["max_variable_error"]
     if worst:
         name = max(worst, key=worst.get)
