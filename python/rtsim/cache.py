@@ -41,6 +41,11 @@ from rtsim.scenario import AUX_NAMES, BASE_COMPONENTS, Scenario
 STAT_NAMES = ("reads", "hits", "misses", "evictions", "checksum_retries",
               "invalidations", "writes")
 
+#: The cache's own counters of interpolation: rows served, rows refused
+#: for each reason, and neighbour-index entries lost.
+INTERPOLATION_STAT_NAMES = ("interpolated", "refused_neighbours", "refused_phase",
+                            "refused_error", "index_dropped")
+
 #: Lookup status codes of rmadht.SurrogateCache.lookup.
 MISS, HIT, INTERPOLATED = 0, 1, 2
 

@@ -12,7 +12,8 @@ from typing import Sequence
 
 from rtsim import __version__
 from rtsim.errors import RtsimError
-from rtsim.scenario import AUX_NAMES, INTERPOLATION_METHODS, Scenario, load_scenario
+from rtsim.scenario import (AUX_NAMES, INTERPOLATION_METHODS, MAX_NEIGHBOURS, Scenario,
+                            load_scenario)
 
 
 def _digits_pair(text: str) -> tuple[int, int]:
@@ -55,6 +56,17 @@ def _add_rounding(parser: argparse.ArgumentParser) -> None:
                         help="round the raw key values instead of their log10")
 
 
+def _neighbour_digits(text: str) -> tuple[int, int]:
+    """Parses AQUEOUS:MINERAL neighbour-key digits (0 leaves a class out)."""
+    try:
+        aqueous, mineral = (int(v) for v in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected AQUEOUS:MINERAL digits, got {text!r}") from None
+    if not (0 <= aqueous <= 15 and 0 <= mineral <= 15):
+        raise argparse.ArgumentTypeError("neighbour digits must lie between 0 and 15")
+    return aqueous, mineral
+
+
 def _method(text: str) -> str:
     """Parses an interpolation method."""
     if text not in INTERPOLATION_METHODS:
@@ -91,8 +103,9 @@ def _neighbours(text: str) -> tuple[int, int]:
         low, high = (int(v) for v in text.split(":"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected MIN:MAX neighbours, got {text!r}") from None
-    if not 2 <= low <= high:
-        raise argparse.ArgumentTypeError(f"expected 2 <= MIN <= MAX, got {text!r}")
+    if not 2 <= low <= high <= MAX_NEIGHBOURS:
+        raise argparse.ArgumentTypeError(
+            f"expected 2 <= MIN <= MAX <= {MAX_NEIGHBOURS}, got {text!r}")
     return low, high
 
 
@@ -104,8 +117,9 @@ def _add_interpolation(parser: argparse.ArgumentParser) -> None:
                              "scenario says")
     parser.add_argument("--interp-method", type=_method, metavar="M",
                         help="linear or idw (overrides the scenario)")
-    parser.add_argument("--interp-digits", type=_digits_pair, metavar="AQ:MIN",
-                        help="neighbour-key digits of aqueous and of mineral key variables")
+    parser.add_argument("--interp-digits", type=_neighbour_digits, metavar="AQ:MIN",
+                        help="neighbour-key digits of aqueous and of mineral key variables "
+                             "(0 leaves the class out of the neighbour key)")
     parser.add_argument("--interp-tolerance", type=_tolerance, metavar="T",
                         help="tolerance of the state increments, mol/kgw; every other "
                              "tolerance is scaled by the same factor")

@@ -18,7 +18,7 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 
 from rtsim import output
-from rtsim.cache import CellCache, load_rmadht
+from rtsim.cache import INTERPOLATION_STAT_NAMES, CellCache, load_rmadht
 from rtsim.chemistry import ChemistryEngine
 from rtsim.errors import RtsimError
 from rtsim.master import Master, RunOptions, stop_workers
@@ -248,8 +248,7 @@ def dht_summary(scenario: Scenario, options: RunOptions, timeline: list[dict[str
     if spec.enabled:
         # The cache's own counters of interpolation: served rows and the
         # reasons it refused to interpolate.
-        own = {k: v for k, v in totals.items()
-               if "interp" in k or "refus" in k or "neighbour" in k}
+        own = {k: totals.get(k, 0) for k in INTERPOLATION_STAT_NAMES}
         dht["interpolation"] = {
             "method": spec.method, "digits": scenario.interpolation_digits(),
             "phase": scenario.interpolation_phase(),

@@ -94,6 +94,9 @@ class MineralSpec:
 #: Interpolation methods of rmadht.Interpolation.
 INTERPOLATION_METHODS = ("linear", "idw")
 
+#: The most neighbours rmadht.Interpolation lists per neighbour key.
+MAX_NEIGHBOURS = 64
+
 #: Default absolute tolerances of the outputs besides the state increments:
 #: pH in pH units, pe in pe units, ionic strength in mol/kgw.
 AUX_TOLERANCES = {"pH": 1e-4, "pe": 1e-2, "mu": 1e-6}
@@ -220,15 +223,25 @@ class Scenario:
                 for name, default in zip(self.state_names + AUX_NAMES, defaults)]
 
     def check_interpolation(self) -> None:
-        """Raises ScenarioError unless every neighbour key is coarser than
-        the exact key and the neighbour counts fit (checked when
-        interpolation is on, after the command line's overrides too)."""
-        for name, exact, coarse in zip(self.dht.keys, self.key_digits(),
-                                       self.interpolation_digits()):
-            if coarse >= exact:
+        """Raises ScenarioError unless the neighbour key is coarser than the
+        exact key and the neighbour counts fit (checked when interpolation
+        is on, after the command line's overrides too).
+
+        Each key variable's neighbour digits lie between 0 (left out of the
+        neighbour key) and its exact digits, and at least one has fewer:
+        otherwise every neighbour would be the exact entry itself.
+        """
+        pairs = list(zip(self.dht.keys, self.key_digits(), self.interpolation_digits()))
+        for name, exact, coarse in pairs:
+            if coarse > exact:
                 raise ScenarioError(
                     f"{self.path}: [dht.interpolation] the neighbour key of '{name}' has "
-                    f"{coarse} digits, the exact key {exact}: it must be coarser (fewer digits)")
+                    f"{coarse} digits, the exact key {exact}: it must not be finer")
+        if all(coarse == exact for _, exact, coarse in pairs):
+            raise ScenarioError(
+                f"{self.path}: [dht.interpolation] the neighbour key has the exact key's "
+                f"digits ({', '.join(f'{n} {e}' for n, e, _ in pairs)}): it must be coarser "
+                "(fewer digits) in at least one variable")
         spec = self.dht.interpolation
         if spec.max_neighbours < spec.min_neighbours:
             raise ScenarioError(f"{self.path}: [dht.interpolation] 'max_neighbours' "
@@ -574,7 +587,7 @@ def _interpolation(t: _Table, keys: tuple[str, ...],
                 raise v.fail(f"'{option}' applies to cache key variables only; "
                              f"'{name}' is not one ({', '.join(keys)})")
         if "digits" in v.data:
-            overrides[name]["digits"] = v.integer("digits", maximum=15)
+            overrides[name]["digits"] = v.integer("digits", minimum=0, maximum=15)
         if "phase" in v.data:
             overrides[name]["phase"] = v.boolean("phase")
         if "tolerance" in v.data:
@@ -587,11 +600,15 @@ def _interpolation(t: _Table, keys: tuple[str, ...],
                      f"got {method!r}")
     spec = InterpolationSpec(
         enabled=t.boolean("enabled", default.enabled), method=method,
-        aqueous_digits=t.integer("aqueous_digits", default.aqueous_digits, maximum=15),
-        mineral_digits=t.integer("mineral_digits", default.mineral_digits, maximum=15),
+        aqueous_digits=t.integer("aqueous_digits", default.aqueous_digits, minimum=0,
+                                 maximum=15),
+        mineral_digits=t.integer("mineral_digits", default.mineral_digits, minimum=0,
+                                 maximum=15),
         tolerance=t.number("tolerance", default.tolerance, positive=True),
-        min_neighbours=t.integer("min_neighbours", default.min_neighbours, minimum=2),
-        max_neighbours=t.integer("max_neighbours", default.max_neighbours, minimum=2),
+        min_neighbours=t.integer("min_neighbours", default.min_neighbours, minimum=2,
+                                 maximum=MAX_NEIGHBOURS),
+        max_neighbours=t.integer("max_neighbours", default.max_neighbours, minimum=2,
+                                 maximum=MAX_NEIGHBOURS),
         radius=t.number("radius", default.radius, positive=True),
         overrides=overrides)
     t.done()

@@ -202,10 +202,10 @@ def sweep_command(args: argparse.Namespace) -> int:
                              f"got {args.interp_methods!r}")
         # None: the scenario's own setting.
         interp = list(itertools.product(
-            methods, _pairs(args.interp_digits, "interp-digits", 1, 15),
+            methods, _pairs(args.interp_digits, "interp-digits", 0, 15),
             _floats(args.interp_tolerances, "interp-tolerances")
             if args.interp_tolerances else [None],
-            _pairs(args.interp_neighbours, "interp-neighbours", 2, 1000)
+            _pairs(args.interp_neighbours, "interp-neighbours", 2, 64)
             if args.interp_neighbours else [None],
             _floats(args.interp_radius, "interp-radius") if args.interp_radius else [None]))
     if not modes and not interp:

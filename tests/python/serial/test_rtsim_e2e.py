@@ -248,7 +248,7 @@ def test_interpolate_needs_the_cache(tmp_path):
     done = rtsim(2, "run", SMALL, tmp_path / "out", "--dht", "--interpolate",
                  "--interp-digits", "6:1", timeout=60)
     assert done.returncode == 2
-    assert done.stderr.count("rtsim: error:") == 1 and "must be coarser" in done.stderr
+    assert done.stderr.count("rtsim: error:") == 1 and "must not be finer" in done.stderr
 
 
 def test_sweep_with_interpolation_draws_the_front(tmp_path):

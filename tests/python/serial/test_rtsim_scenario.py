@@ -92,6 +92,9 @@ def test_interpolation_settings_are_read(tmp_path):
     assert sc.dht.keys == ("H", "O", "C", "Ca", "Cl", "Mg", "Calcite", "Dolomite")
     assert sc.interpolation_digits() == [3, 3, 3, 2, 3, 3, 1, 1]
     assert sc.interpolation_phase() == [False] * 6 + [True, False]
+    # 0 leaves a variable out of the neighbour key.
+    out = sc.with_interpolation(mineral_digits=0)
+    assert out.interpolation_digits() == [3, 3, 3, 2, 3, 3, 0, 0]
     tolerances = dict(zip(sc.field_names, sc.interpolation_tolerances()))
     assert tolerances["O"] == 6e-9 and tolerances["Ca"] == tolerances["Calcite"] == 1e-9
     assert tolerances["pH"] == 1e-3 and tolerances["pe"] > 0 and tolerances["mu"] > 0
@@ -110,10 +113,14 @@ def test_interpolation_is_off_by_default():
     ("tolerance = 0.0", r"\[dht.interpolation\] 'tolerance' must be > 0"),
     ("tolerance = -1e-9", r"'tolerance' must be > 0"),
     ('method = "cubic"', r"'method' must be one of linear, idw, got 'cubic'"),
-    ("aqueous_digits = 5", r"neighbour key of 'H' has 5 digits, the exact key 5: "
-                           r"it must be coarser"),
+    ("aqueous_digits = 6", r"neighbour key of 'H' has 6 digits, the exact key 5: "
+                           r"it must not be finer"),
     ("mineral_digits = 6", r"neighbour key of 'Calcite' has 6 digits, the exact key 4"),
+    ("aqueous_digits = 5\nmineral_digits = 4",
+     r"the neighbour key has the exact key's digits \(H 5, O 5, .*\): it must be coarser"),
+    ("aqueous_digits = -1", r"'aqueous_digits' must be >= 0"),
     ("min_neighbours = 1", r"'min_neighbours' must be >= 2"),
+    ("max_neighbours = 65", r"'max_neighbours' must be >= 2 and <= 64"),
     ("min_neighbours = 8\nmax_neighbours = 6", r"'max_neighbours' \(6\) is below"),
     ("radius = 0", r"'radius' must be > 0"),
     ("tolerence = 1e-9", r"unknown key\(s\) 'tolerence'"),
@@ -122,8 +129,8 @@ def test_interpolation_is_off_by_default():
     ("[dht.interpolation.variables.pH]\ndigits = 2",
      r"'digits' applies to cache key variables only; 'pH' is not one"),
     ("[dht.interpolation.variables.Ca]\ntolerance = 0", r"'tolerance' must be > 0"),
-    ("[dht.interpolation.variables.Ca]\ndigits = 5",
-     r"neighbour key of 'Ca' has 5 digits, the exact key 5"),
+    ("[dht.interpolation.variables.Ca]\ndigits = 6",
+     r"neighbour key of 'Ca' has 6 digits, the exact key 5"),
 ])
 def test_bad_interpolation_settings_name_the_problem(tmp_path, table, message):
     text = "\n[dht.interpolation]\nenabled = true\n" + table + "\n"
@@ -153,7 +160,7 @@ def test_command_line_overrides_are_checked(tmp_path):
     assert scaled["pH"] == pytest.approx(default["pH"] * 1e-10 / default["Ca"])
     assert not parse().dht.interpolation.enabled
     # Exact digits lowered below the neighbour digits on the command line.
-    with pytest.raises(ScenarioError, match="it must be coarser"):
-        parse("--interpolate", "--dht-digits", "3:4")
+    with pytest.raises(ScenarioError, match="it must not be finer"):
+        parse("--interpolate", "--dht-digits", "2:4")
     with pytest.raises(SystemExit):
         parse("--interp-tolerance", "0")
