@@ -38,6 +38,10 @@ class WorkerStats:
     cache_s: float = 0.0  # lookup_s + store_s
     lookup_s: float = 0.0
     store_s: float = 0.0
+    # CPU seconds of this process: on a loaded machine they hold still
+    # where the wall-clock ones above grow with the load.
+    phreeqc_cpu_s: float = 0.0
+    cache_cpu_s: float = 0.0
     hits: int = 0  # exact
     interpolated: int = 0
     stored: int = 0
@@ -57,20 +61,20 @@ def compute_package(engine: ChemistryEngine, cache: CellCache | None, package: i
     PHREEQC computed are stored (see rtsim.cache on why interpolated rows
     are not).
     """
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     if cache is not None:
         results, status = cache.lookup(states)
     else:
         results = np.empty((states.shape[0], len(engine.field_columns)))
         status = np.full(states.shape[0], MISS, dtype=np.uint8)
-    t1 = time.perf_counter()
+    c1, t1 = time.process_time(), time.perf_counter()
     miss = status == MISS
     if miss.any():
         results[miss] = engine.react(states[miss], dt)
-    t2 = time.perf_counter()
+    c2, t2 = time.process_time(), time.perf_counter()
     if cache is not None and miss.any():
         stats.stored += cache.store(states[miss], results[miss])
-    t3 = time.perf_counter()
+    c3, t3 = time.process_time(), time.perf_counter()
     n_miss = int(np.count_nonzero(miss))
     hits = int(np.count_nonzero(status == HIT))
     interpolated = int(np.count_nonzero(status == INTERPOLATED))
@@ -80,6 +84,8 @@ def compute_package(engine: ChemistryEngine, cache: CellCache | None, package: i
     stats.lookup_s += t1 - t0
     stats.store_s += t3 - t2
     stats.cache_s += (t1 - t0) + (t3 - t2)
+    stats.phreeqc_cpu_s += c2 - c1
+    stats.cache_cpu_s += (c1 - c0) + (c3 - c2)
     stats.hits += hits
     stats.interpolated += interpolated
     return PackageResult(package=package, results=results,
