@@ -387,21 +387,76 @@ typedef struct {
 #define CACHE_OPEN(self)                                                     \
   if (!(self)->c) return closed_error("SurrogateCache")
 
+/* The interpolation settings' buffers, all released by release_interp. */
+typedef struct {
+  Py_buffer digits, tolerance, phase;
+  int have_digits, have_tolerance, have_phase;
+} InterpBuffers;
+
+static void release_interp(InterpBuffers *b) {
+  if (b->have_digits) PyBuffer_Release(&b->digits);
+  if (b->have_tolerance) PyBuffer_Release(&b->tolerance);
+  if (b->have_phase) PyBuffer_Release(&b->phase);
+}
+
+/* Fills cfg->interp from the optional arguments of Cache(): digits an
+   int32 buffer of n_inputs items, tolerance float64 of n_outputs, phase
+   uint8 of n_inputs or None. */
+static int get_interp(rmadht_cache_config *cfg, InterpBuffers *b, int method,
+                      PyObject *dobj, PyObject *tobj, PyObject *pobj,
+                      Py_ssize_t kmin, Py_ssize_t kmax, double radius,
+                      Py_ssize_t n_in, Py_ssize_t n_out) {
+  if (method == RMADHT_INTERP_NONE) return 0;
+  Py_ssize_t dlen, tlen;
+  if (batch_bytes(n_in, sizeof(int), &dlen) != 0 ||
+      batch_bytes(n_out, sizeof(double), &tlen) != 0)
+    return -1;
+  if (kmin < 0 || kmax < 0) {
+    PyErr_SetString(PyExc_ValueError, "neighbour counts must be >= 0");
+    return -1;
+  }
+  if (get_buffer(dobj, &b->digits, 0, dlen, "interpolation digits") != 0)
+    return -1;
+  b->have_digits = 1;
+  if (get_buffer(tobj, &b->tolerance, 0, tlen, "tolerance") != 0) return -1;
+  b->have_tolerance = 1;
+  if (pobj != Py_None) {
+    if (get_buffer(pobj, &b->phase, 0, n_in, "phase") != 0) return -1;
+    b->have_phase = 1;
+  }
+  cfg->interp.method = (enum rmadht_interp_method)method;
+  cfg->interp.digits = b->digits.buf;
+  cfg->interp.tolerance = b->tolerance.buf;
+  cfg->interp.phase = b->have_phase ? b->phase.buf : NULL;
+  cfg->interp.min_neighbours = (size_t)kmin;
+  cfg->interp.max_neighbours = (size_t)kmax;
+  cfg->interp.radius = radius;
+  return 0;
+}
+
 /* Cache(comm, n_inputs, n_outputs, digits, log10, zero_below,
-         bytes_per_rank, mode): digits an int32 buffer and log10 a uint8
-   buffer of n_inputs items each. */
+         bytes_per_rank, mode, interp_method=0, interp_digits=None,
+         tolerance=None, phase=None, min_neighbours=0, max_neighbours=0,
+         radius=0): digits an int32 buffer and log10 a uint8 buffer of
+   n_inputs items each; interp_method an enum rmadht_interp_method, the
+   other interpolation arguments as get_interp takes them. */
 static int Cache_init(CacheObject *self, PyObject *args, PyObject *kw) {
-  static char *names[] = {"comm",       "n_inputs",       "n_outputs",
-                          "digits",     "log10",          "zero_below",
-                          "bytes_per_rank", "mode",       NULL};
+  static char *names[] = {"comm",           "n_inputs",       "n_outputs",
+                          "digits",         "log10",          "zero_below",
+                          "bytes_per_rank", "mode",           "interp_method",
+                          "interp_digits",  "tolerance",      "phase",
+                          "min_neighbours", "max_neighbours", "radius",
+                          NULL};
   long long comm;
-  Py_ssize_t n_in, n_out, bytes;
-  PyObject *dobj, *lobj;
-  double zero_below;
-  int mode;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "LnnOOdni", names, &comm, &n_in,
-                                   &n_out, &dobj, &lobj, &zero_below, &bytes,
-                                   &mode))
+  Py_ssize_t n_in, n_out, bytes, kmin = 0, kmax = 0;
+  PyObject *dobj, *lobj, *idobj = Py_None, *tobj = Py_None, *pobj = Py_None;
+  double zero_below, radius = 0;
+  int mode, method = RMADHT_INTERP_NONE;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "LnnOOdni|iOOOnnd", names,
+                                   &comm, &n_in, &n_out, &dobj, &lobj,
+                                   &zero_below, &bytes, &mode, &method,
+                                   &idobj, &tobj, &pobj, &kmin, &kmax,
+                                   &radius))
     return -1;
   if (self->c) {
     PyErr_SetString(PyExc_RuntimeError, "SurrogateCache is already open");
@@ -426,7 +481,16 @@ static int Cache_init(CacheObject *self, PyObject *args, PyObject *kw) {
   cfg.zero_below = zero_below;
   cfg.bytes_per_rank = (size_t)bytes;
   cfg.mode = (enum rmadht_mode)mode;
+  InterpBuffers ib = {0};
+  if (get_interp(&cfg, &ib, method, idobj, tobj, pobj, kmin, kmax, radius,
+                 n_in, n_out) != 0) {
+    release_interp(&ib);
+    PyBuffer_Release(&d);
+    PyBuffer_Release(&l);
+    return -1;
+  }
   int rc = rmadht_cache_create(comm_from_f(comm), &cfg, &self->c);
+  release_interp(&ib);
   PyBuffer_Release(&d);
   PyBuffer_Release(&l);
   if (rc != RMADHT_OK) {
@@ -520,7 +584,12 @@ static PyObject *cache_stats_dict(const rmadht_cache_stats *s) {
       put_u64(d, "lookup_hits", s->lookup_hits) != 0 ||
       put_u64(d, "stores", s->stores) != 0 ||
       put_u64(d, "dropped", s->dropped) != 0 ||
-      put_u64(d, "nonfinite", s->nonfinite) != 0)
+      put_u64(d, "nonfinite", s->nonfinite) != 0 ||
+      put_u64(d, "interpolated", s->interpolated) != 0 ||
+      put_u64(d, "refused_neighbours", s->refused_neighbours) != 0 ||
+      put_u64(d, "refused_phase", s->refused_phase) != 0 ||
+      put_u64(d, "refused_error", s->refused_error) != 0 ||
+      put_u64(d, "index_dropped", s->index_dropped) != 0)
     Py_CLEAR(d);
   return d;
 }
@@ -550,7 +619,7 @@ static rmadht *cache_table(CacheObject *self) {
 static PyObject *Cache_flush(CacheObject *self, PyObject *unused) {
   (void)unused;
   CACHE_OPEN(self);
-  int rc = rmadht_flush(cache_table(self));
+  int rc = rmadht_cache_flush(self->c);
   if (rc != RMADHT_OK) return raise_code(rc);
   Py_RETURN_NONE;
 }
@@ -705,7 +774,14 @@ PyMODINIT_FUNC PyInit__core(void) {
       add_codes(m) < 0 ||
       PyModule_AddIntConstant(m, "LOCK_FREE", RMADHT_LOCK_FREE) < 0 ||
       PyModule_AddIntConstant(m, "FINE_LOCK", RMADHT_FINE_LOCK) < 0 ||
-      PyModule_AddIntConstant(m, "COARSE_LOCK", RMADHT_COARSE_LOCK) < 0) {
+      PyModule_AddIntConstant(m, "COARSE_LOCK", RMADHT_COARSE_LOCK) < 0 ||
+      PyModule_AddIntConstant(m, "INTERP_NONE", RMADHT_INTERP_NONE) < 0 ||
+      PyModule_AddIntConstant(m, "INTERP_IDW", RMADHT_INTERP_IDW) < 0 ||
+      PyModule_AddIntConstant(m, "INTERP_LINEAR", RMADHT_INTERP_LINEAR) < 0 ||
+      PyModule_AddIntConstant(m, "MISS", RMADHT_CACHE_MISS) < 0 ||
+      PyModule_AddIntConstant(m, "HIT", RMADHT_CACHE_HIT) < 0 ||
+      PyModule_AddIntConstant(m, "INTERPOLATED", RMADHT_CACHE_INTERPOLATED) <
+          0) {
     Py_DECREF(m);
     return NULL;
   }

@@ -4,7 +4,9 @@ Importing rmadht imports mpi4py first, which initialises MPI.
 
 - :class:`Table`: fixed-size byte keys and values, single and batch calls.
 - :class:`SurrogateCache`: caches a function's outputs under its inputs
-  rounded to significant digits (approximated lookup).
+  rounded to significant digits (approximated lookup), optionally
+  interpolating misses from neighbouring rows (:class:`Interpolation`);
+  ``MISS``, ``HIT``, ``INTERPOLATED``: its per-row lookup status.
 - :class:`Error`: raised when the C library reports an error; its ``code``
   is one of the constants below and its ``name`` that constant's name.
 - ``OK``, ``NOT_FOUND``, ``EVICTED`` and the errors ``ERR_ARG``,
@@ -22,11 +24,12 @@ from . import _core
 from ._core import (EVICTED, NOT_FOUND, OK, ERR_ARG, ERR_CONTENDED, ERR_FILE,
                     ERR_FORMAT, ERR_IO, ERR_LOCATION, ERR_MISMATCH, ERR_MPI,
                     ERR_NOMEM, ERR_REMOTE, ERR_SIZE)
-from .cache import SurrogateCache
+from .cache import HIT, INTERPOLATED, MISS, Interpolation, SurrogateCache
 from .errors import Error
 from .table import Table
 
-__all__ = ["Table", "SurrogateCache", "Error", "__version__", "OK",
+__all__ = ["Table", "SurrogateCache", "Interpolation", "MISS", "HIT",
+           "INTERPOLATED", "Error", "__version__", "OK",
            "NOT_FOUND", "EVICTED", "ERR_ARG", "ERR_SIZE", "ERR_MISMATCH",
            "ERR_NOMEM", "ERR_MPI", "ERR_REMOTE", "ERR_CONTENDED", "ERR_FILE",
            "ERR_FORMAT", "ERR_IO", "ERR_LOCATION"]

@@ -33,6 +33,13 @@ ERR_LOCATION: int
 LOCK_FREE: int
 FINE_LOCK: int
 COARSE_LOCK: int
+# enum rmadht_interp_method and enum rmadht_cache_status.
+INTERP_NONE: int
+INTERP_IDW: int
+INTERP_LINEAR: int
+MISS: int
+HIT: int
+INTERPOLATED: int
 
 def strerror(code: int) -> str: ...
 def errname(code: int) -> str: ...
@@ -68,7 +75,11 @@ class Table(_Handle):
 class Cache(_Handle):
     def __init__(self, comm: int, n_inputs: int, n_outputs: int,
                  digits: _Buffer, log10: _Buffer, zero_below: float,
-                 bytes_per_rank: int, mode: int) -> None: ...
+                 bytes_per_rank: int, mode: int, interp_method: int = ...,
+                 interp_digits: Optional[_Buffer] = ...,
+                 tolerance: Optional[_Buffer] = ...,
+                 phase: Optional[_Buffer] = ..., min_neighbours: int = ...,
+                 max_neighbours: int = ..., radius: float = ...) -> None: ...
     def lookup(self, n: int, inputs: _Buffer, outputs: _Buffer, hit: _Buffer,
                cached_inputs: Optional[_Buffer]) -> None: ...
     def store(self, n: int, inputs: _Buffer, outputs: _Buffer) -> None: ...

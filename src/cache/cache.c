@@ -8,12 +8,17 @@
  *
  * Only the public API of rmadht.h is used: the cache keeps a duplicate of
  * the communicator for its own collective calls.
+ *
+ * With interpolation on (interp.h), the exact misses of a lookup chunk go
+ * on to the neighbour index, and a store chunk appends the locations of
+ * its entries there.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
+#include "interp.h"
 #include "rmadht_cache.h"
 #include "round.h"
 
@@ -32,6 +37,8 @@ struct rmadht_cache {
   unsigned char *keys, *values;
   int *status;
   size_t *row; /* chunk row of each batch item */
+  interp_state *ip;       /* NULL: exact keys only */
+  rmadht_location *wlocs; /* with ip: where a store chunk's entries went */
 };
 
 void rmadht_cache_config_default(rmadht_cache_config *cfg, size_t n_inputs,
@@ -44,6 +51,8 @@ void rmadht_cache_config_default(rmadht_cache_config *cfg, size_t n_inputs,
   cfg->zero_below = 1e-13;
   cfg->bytes_per_rank = (size_t)64 << 20;
   cfg->mode = RMADHT_LOCK_FREE;
+  memset(&cfg->interp, 0, sizeof cfg->interp);
+  cfg->interp.method = RMADHT_INTERP_NONE;
 }
 
 static int check_config(const rmadht_cache_config *cfg) {
@@ -58,11 +67,15 @@ static int check_config(const rmadht_cache_config *cfg) {
   if (cfg->n_inputs > SIZE_MAX / 16 / CACHE_CHUNK ||
       cfg->n_outputs > SIZE_MAX / 16 / CACHE_CHUNK)
     return RMADHT_ERR_SIZE;
-  return RMADHT_OK;
+  return interp_check(cfg);
 }
 
-static void cache_destroy(rmadht_cache *c) {
-  if (!c) return;
+/* Frees everything but the table; collective when the neighbour index
+   exists, which happens on every rank alike. */
+static int cache_destroy(rmadht_cache *c) {
+  if (!c) return RMADHT_OK;
+  int rc = interp_free(c->ip);
+  free(c->wlocs);
   if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
   free(c->digits);
   free(c->log10);
@@ -71,6 +84,7 @@ static void cache_destroy(rmadht_cache *c) {
   free(c->status);
   free(c->row);
   free(c);
+  return rc;
 }
 
 /* Everything but the table; NULL when out of memory. */
@@ -98,6 +112,14 @@ static rmadht_cache *cache_alloc(const rmadht_cache_config *cfg) {
     c->digits[i] = cfg->digits ? cfg->digits[i] : CACHE_DEFAULT_DIGITS;
     c->log10[i] = cfg->log10 ? (cfg->log10[i] != 0) : 1;
   }
+  if (cfg->interp.method != RMADHT_INTERP_NONE) {
+    c->ip = interp_alloc(cfg, CACHE_CHUNK, c->digits, c->log10);
+    c->wlocs = malloc(CACHE_CHUNK * sizeof *c->wlocs);
+    if (!c->ip || !c->wlocs) {
+      cache_destroy(c);
+      return NULL;
+    }
+  }
   return c;
 }
 
@@ -109,7 +131,10 @@ static uint64_t rounding_fingerprint(const rmadht_cache *c) {
     unsigned char d[2] = {(unsigned char)c->digits[i], c->log10[i]};
     h = XXH3_64bits_withSeed(d, sizeof d, h);
   }
-  return h;
+  /* Interpolating or not must agree too: the index is a collective table. */
+  unsigned char on = c->ip != NULL;
+  h = XXH3_64bits_withSeed(&on, 1, h);
+  return c->ip ? interp_fingerprint(c->ip, h) : h;
 }
 
 /* Collective: the gravest local error of any rank, else
@@ -155,6 +180,11 @@ int rmadht_cache_create(MPI_Comm comm, const rmadht_cache_config *cfg,
     tc.mode = cfg->mode;
     rc = rmadht_create(comm, &tc, &c->table);
   }
+  /* Every rank has an index to create or none (the fingerprints agree). */
+  if (rc == RMADHT_OK && c->ip) {
+    rc = interp_create_index(comm, c->ip, cfg->mode);
+    if (rc != RMADHT_OK) rmadht_free(&c->table);
+  }
   if (rc != RMADHT_OK) {
     cache_destroy(c);
     return rc;
@@ -166,9 +196,9 @@ int rmadht_cache_create(MPI_Comm comm, const rmadht_cache_config *cfg,
 int rmadht_cache_free(rmadht_cache **cp) {
   if (!cp || !*cp) return RMADHT_ERR_ARG;
   int rc = rmadht_free(&(*cp)->table);
-  cache_destroy(*cp);
+  int rc2 = cache_destroy(*cp);
   *cp = NULL;
-  return rc;
+  return rc != RMADHT_OK ? rc : rc2;
 }
 
 static void fill_nan(double *row, size_t n) {
@@ -213,7 +243,12 @@ static int lookup_chunk(rmadht_cache *c, size_t n, const double *inputs,
     fill_nan(outputs + i * c->n_out, c->n_out);
     if (cached_inputs) fill_nan(cached_inputs + i * c->n_in, c->n_in);
   }
-  return rc;
+  if (rc != RMADHT_OK || !c->ip) return rc;
+  /* The finite rows that missed, in place over c->row (k <= j). */
+  size_t k = 0;
+  for (size_t j = 0; j < m; j++)
+    if (!hit[c->row[j]]) c->row[k++] = c->row[j];
+  return interp_serve(c->ip, c->table, k, inputs, c->row, outputs, hit);
 }
 
 int rmadht_cache_lookup_inputs(rmadht_cache *c, size_t n,
@@ -248,7 +283,10 @@ static int store_chunk(rmadht_cache *c, size_t n, const double *inputs,
     memcpy(v + c->n_out * sizeof(double), inputs + i * c->n_in,
            c->n_in * sizeof(double));
   }
-  int rc = rmadht_write_batch(c->table, m, c->keys, c->values, c->status);
+  int rc = c->ip ? rmadht_write_batch_loc(c->table, m, c->keys, c->values,
+                                          c->status, c->wlocs)
+                 : rmadht_write_batch(c->table, m, c->keys, c->values,
+                                      c->status);
   if (rc != RMADHT_OK) return rc;
   /* A row the table gave up on under contention is only a lost cache
      entry: counted, not an error. */
@@ -258,7 +296,8 @@ static int store_chunk(rmadht_cache *c, size_t n, const double *inputs,
     else
       c->dropped++;
   }
-  return RMADHT_OK;
+  return c->ip ? interp_append(c->ip, m, inputs, c->row, c->wlocs, c->status)
+               : RMADHT_OK;
 }
 
 int rmadht_cache_store(rmadht_cache *c, size_t n, const double *inputs,
@@ -274,12 +313,25 @@ int rmadht_cache_store(rmadht_cache *c, size_t n, const double *inputs,
   return RMADHT_OK;
 }
 
+int rmadht_cache_flush(rmadht_cache *c) {
+  if (!c) return RMADHT_ERR_ARG;
+  int rc = rmadht_flush(c->table);
+  if (rc == RMADHT_OK && c->ip) rc = interp_flush(c->ip);
+  return rc;
+}
+
 static void own_counters(const rmadht_cache *c, rmadht_cache_stats *out) {
   out->lookups = c->lookups;
   out->lookup_hits = c->lookup_hits;
   out->stores = c->stores;
   out->dropped = c->dropped;
   out->nonfinite = c->nonfinite;
+  const interp_state *ip = c->ip;
+  out->interpolated = ip ? ip->interpolated : 0;
+  out->refused_neighbours = ip ? ip->refused_neighbours : 0;
+  out->refused_phase = ip ? ip->refused_phase : 0;
+  out->refused_error = ip ? ip->refused_error : 0;
+  out->index_dropped = ip ? ip->index_dropped : 0;
 }
 
 int rmadht_cache_get_stats(const rmadht_cache *c, rmadht_cache_stats *out) {
@@ -295,17 +347,24 @@ int rmadht_cache_get_stats_global(rmadht_cache *c, rmadht_cache_stats *sum) {
   /* The last element counts the ranks that passed no sum, so that every
      rank learns of it from the same allreduce and none is left waiting in
      the table's. */
-  uint64_t v[6] = {mine.lookups, mine.lookup_hits, mine.stores, mine.dropped,
-                   mine.nonfinite, sum == NULL},
-           r[6];
-  if (MPI_Allreduce(v, r, 6, MPI_UINT64_T, MPI_SUM, c->comm) != MPI_SUCCESS)
+  uint64_t v[11] = {mine.lookups, mine.lookup_hits, mine.stores,
+                    mine.dropped, mine.nonfinite, mine.interpolated,
+                    mine.refused_neighbours, mine.refused_phase,
+                    mine.refused_error, mine.index_dropped, sum == NULL},
+           r[11];
+  if (MPI_Allreduce(v, r, 11, MPI_UINT64_T, MPI_SUM, c->comm) != MPI_SUCCESS)
     return RMADHT_ERR_MPI;
-  if (r[5]) return RMADHT_ERR_ARG;
+  if (r[10]) return RMADHT_ERR_ARG;
   sum->lookups = r[0];
   sum->lookup_hits = r[1];
   sum->stores = r[2];
   sum->dropped = r[3];
   sum->nonfinite = r[4];
+  sum->interpolated = r[5];
+  sum->refused_neighbours = r[6];
+  sum->refused_phase = r[7];
+  sum->refused_error = r[8];
+  sum->index_dropped = r[9];
   return rmadht_get_stats_global(c->table, &sum->table);
 }
 

@@ -11,7 +11,9 @@ from mpi4py import MPI
 NIN, NOUT = 4, 3
 REQUIRED_STATS = {"reads", "hits", "misses", "writes", "evictions",
                   "checksum_retries", "invalidations", "lookups",
-                  "lookup_hits", "stores", "dropped", "nonfinite"}
+                  "lookup_hits", "stores", "dropped", "nonfinite",
+                  "interpolated", "refused_neighbours", "refused_phase",
+                  "refused_error", "index_dropped"}
 
 
 def cache(comm: MPI.Intracomm, **kw) -> rmadht.SurrogateCache:
@@ -51,8 +53,8 @@ def test_store_then_hit_on_every_rank(comm):
         st = c.stats()
     assert not hit0.any() and np.isnan(out0).all()
     assert out.shape == (n * comm.size, NOUT) and out.dtype == np.float64
-    assert hit.shape == (n * comm.size,) and hit.dtype == np.bool_
-    assert hit.all()
+    assert hit.shape == (n * comm.size,) and hit.dtype == np.uint8
+    assert (hit == rmadht.HIT).all()
     assert np.array_equal(out, f(everyone))
     # The exact inputs stored, not the noisy query.
     assert np.array_equal(cached, everyone)

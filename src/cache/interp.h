@@ -1,0 +1,114 @@
+/*
+ * Interpolation of cache misses from neighbouring cached entries: the
+ * neighbour index (neighbours.c) and the mathematics (interpolate.c).
+ * docs/interpolation.md explains both.
+ *
+ * The cache owns one interp_state when interpolation is on.  All buffers
+ * for one lookup chunk are allocated at creation, as the cache's own, so a
+ * lookup never allocates.
+ */
+#ifndef RMADHT_CACHE_INTERP_H
+#define RMADHT_CACHE_INTERP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rmadht_cache.h"
+
+typedef struct interp_state {
+  /* Settings, defaults filled in. */
+  enum rmadht_interp_method method;
+  size_t n_in, n_out, chunk;
+  size_t kmax, kmin;
+  double radius, zero_below;
+  int *digits;                /* neighbour-key digits, 0 = left out */
+  const int *exact_digits;    /* the cache's */
+  const unsigned char *log10; /* the cache's */
+  unsigned char *phase;       /* n_in, zeros when none flagged */
+  double *tol;                /* n_out */
+  size_t index_bytes;
+
+  rmadht *index;              /* neighbour index; NULL until created */
+  size_t key_size, bucket_size, value_size; /* value_size: exact entry's */
+
+  /* Lookup chunk: the distinct neighbour keys of its misses and their
+     buckets, then every location those list and the entries read there. */
+  unsigned char *bkeys, *bvals;
+  int *bstatus;
+  size_t *bucket_of;          /* per missed row: its distinct key */
+  int32_t *slots;             /* open addressing over bkeys, 2 * chunk */
+  size_t *loc_first;          /* chunk + 1: bucket b's locations start */
+  rmadht_location *locs;
+  unsigned char *lvals;
+  int *lstatus;
+  /* Store chunk: one update item per stored row. */
+  rmadht_location *new_locs;
+  int *ustatus;
+  /* One row's neighbours: scaled coordinates (kmax x n_in) and outputs
+     (kmax x n_out); est: estimate and error (2 x n_out); scale: cell
+     widths and the query's rounded quantities (2 x n_in). */
+  double *u, *y, *work, *est, *scale;
+  unsigned char *skey;        /* one neighbour key */
+
+  uint64_t interpolated, refused_neighbours, refused_phase, refused_error,
+      index_dropped;
+} interp_state;
+
+/* RMADHT_OK or RMADHT_ERR_ARG for cfg->interp against the rest of cfg
+   (which the cache has checked); method NONE is always fine. */
+int interp_check(const rmadht_cache_config *cfg);
+
+/* The state for an interpolating cache (cfg->interp.method != NONE) of
+   chunk rows per call, sharing the cache's filled-in digits and log10
+   arrays; NULL when out of memory. */
+interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
+                           const int *exact_digits,
+                           const unsigned char *log10);
+
+/* Mixes every setting that must agree across ranks into h. */
+uint64_t interp_fingerprint(const interp_state *s, uint64_t h);
+
+/* Collective: creates the neighbour index, in the cache's mode. */
+int interp_create_index(MPI_Comm comm, interp_state *s,
+                        enum rmadht_mode mode);
+
+/* Collective when the index exists: frees it and the state. */
+int interp_free(interp_state *s);
+
+/* Appends the locations of n freshly written entries, whose exact inputs
+   are rows[j] of inputs (n_in doubles each), to their buckets: one
+   rmadht_update_batch.  Entries whose write failed have status < 0. */
+int interp_append(interp_state *s, size_t n, const double *inputs,
+                  const size_t *rows, const rmadht_location *locs,
+                  const int *wstatus);
+
+/* Serves the m missed rows rows[j] of inputs where it can: fetches their
+   buckets and neighbours from table (two batch calls for all), then sets
+   outputs row and hit[row] = RMADHT_CACHE_INTERPOLATED for each row it
+   accepts.  Counts interpolations and refusals. */
+int interp_serve(interp_state *s, rmadht *table, size_t m,
+                 const double *inputs, const size_t *rows, double *outputs,
+                 unsigned char *hit);
+
+/* Decides one missed row x from the nloc entries read at its bucket's
+   locations (values vals, read status status; stale ones not RMADHT_OK):
+   0 served (out holds the estimate), 1 too few neighbours within the
+   radius, 2 a flagged phase disagrees, 3 error estimate over tolerance. */
+int interp_row(interp_state *s, const double *x, size_t nloc,
+               const unsigned char *vals, const int *status, double *out);
+
+/* Completes this rank's appends. */
+int interp_flush(interp_state *s);
+
+/* The mathematics (interpolate.c), on k neighbours with coordinates u
+   (k x d, relative to the query, scaled) and outputs y (k x m): writes the
+   prediction at the query (m) and the largest leave-one-out residual per
+   output (m); work holds interp_work_doubles(kmax, d, m).  Returns 0, or
+   -1 when the neighbours cannot support an estimate. */
+size_t interp_work_doubles(size_t kmax, size_t d, size_t m);
+int interp_idw(size_t k, size_t d, const double *u, size_t m, const double *y,
+               double *pred, double *err, double *work);
+int interp_linear(size_t k, size_t d, const double *u, size_t m,
+                  const double *y, double *pred, double *err, double *work);
+
+#endif

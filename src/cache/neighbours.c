@@ -1,0 +1,317 @@
+/*
+ * The neighbour index: a second table whose key is a row of inputs rounded
+ * more coarsely than the exact key (a "bucket"), and whose value is a
+ * bounded list of the locations of exact entries with that coarse key.
+ *
+ * A bucket's value:
+ *   uint32 count   locations in use, 0..kmax
+ *   uint32 next    once full, the slot of the oldest location, replaced
+ *                  next (a ring)
+ *   kmax rmadht_location
+ * Appends go through rmadht_update_batch, so concurrent appends of all
+ * ranks to one bucket lose nothing; a location already listed is kept
+ * once.  Locations go stale when their entry is overwritten by another key
+ * or evicted; a lookup recognises them by recomputing the coarse key from
+ * the exact inputs stored in the entry, skips them, and the ring replaces
+ * them as new entries arrive.  A stale slot that now holds another entry
+ * of the same bucket is simply a valid neighbour.
+ *
+ * Lookups cost two batch calls per chunk whatever the number of misses:
+ * one read of the distinct buckets, one rmadht_read_loc_batch of all their
+ * locations.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "interp.h"
+#include "round.h"
+
+#define BUCKET_HEADER 8
+
+int interp_check(const rmadht_cache_config *cfg) {
+  const rmadht_cache_interp *ip = &cfg->interp;
+  if (ip->method == RMADHT_INTERP_NONE) return RMADHT_OK;
+  if (ip->method != RMADHT_INTERP_IDW && ip->method != RMADHT_INTERP_LINEAR)
+    return RMADHT_ERR_ARG;
+  if (!ip->digits || !ip->tolerance) return RMADHT_ERR_ARG;
+  int coarser = 0;
+  for (size_t i = 0; i < cfg->n_inputs; i++) {
+    int exact = cfg->digits ? cfg->digits[i] : 7;
+    if (ip->digits[i] < 0 || ip->digits[i] > exact) return RMADHT_ERR_ARG;
+    if (ip->digits[i] < exact) coarser = 1;
+  }
+  if (!coarser) return RMADHT_ERR_ARG;
+  if (ip->max_neighbours < 2 ||
+      ip->max_neighbours > RMADHT_INTERP_MAX_NEIGHBOURS ||
+      ip->min_neighbours < 2 || ip->min_neighbours > ip->max_neighbours)
+    return RMADHT_ERR_ARG;
+  if (!(ip->radius > 0) || !isfinite(ip->radius)) return RMADHT_ERR_ARG;
+  for (size_t o = 0; o < cfg->n_outputs; o++)
+    if (!(ip->tolerance[o] > 0)) return RMADHT_ERR_ARG; /* NaN fails too */
+  return RMADHT_OK;
+}
+
+int interp_free(interp_state *s) {
+  if (!s) return RMADHT_OK;
+  int rc = s->index ? rmadht_free(&s->index) : RMADHT_OK;
+  free(s->digits);
+  free(s->phase);
+  free(s->tol);
+  free(s->bkeys);
+  free(s->bvals);
+  free(s->bstatus);
+  free(s->bucket_of);
+  free(s->slots);
+  free(s->loc_first);
+  free(s->locs);
+  free(s->lvals);
+  free(s->lstatus);
+  free(s->new_locs);
+  free(s->ustatus);
+  free(s->u);
+  free(s->y);
+  free(s->work);
+  free(s->est);
+  free(s->scale);
+  free(s->skey);
+  free(s);
+  return rc;
+}
+
+interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
+                           const int *exact_digits,
+                           const unsigned char *log10) {
+  const rmadht_cache_interp *ip = &cfg->interp;
+  interp_state *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  size_t n_in = cfg->n_inputs, n_out = cfg->n_outputs, kmax = ip->max_neighbours;
+  s->method = ip->method;
+  s->n_in = n_in;
+  s->n_out = n_out;
+  s->chunk = chunk;
+  s->kmax = kmax;
+  s->kmin = ip->min_neighbours;
+  s->radius = ip->radius;
+  s->zero_below = cfg->zero_below;
+  s->exact_digits = exact_digits;
+  s->log10 = log10;
+  s->index_bytes = ip->bytes_per_rank ? ip->bytes_per_rank
+                                      : cfg->bytes_per_rank / 4;
+  s->key_size = n_in * ROUND_KEY_BYTES;
+  s->bucket_size = BUCKET_HEADER + kmax * sizeof(rmadht_location);
+  s->value_size = (n_out + n_in) * sizeof(double);
+  s->digits = malloc(n_in * sizeof *s->digits);
+  s->phase = calloc(n_in, 1);
+  s->tol = malloc(n_out * sizeof *s->tol);
+  s->bkeys = malloc(chunk * s->key_size);
+  s->bvals = malloc(chunk * s->bucket_size);
+  s->bstatus = malloc(chunk * sizeof *s->bstatus);
+  s->bucket_of = malloc(chunk * sizeof *s->bucket_of);
+  s->slots = malloc(2 * chunk * sizeof *s->slots);
+  s->loc_first = malloc((chunk + 1) * sizeof *s->loc_first);
+  s->locs = malloc(chunk * kmax * sizeof *s->locs);
+  s->lvals = malloc(chunk * kmax * s->value_size);
+  s->lstatus = malloc(chunk * kmax * sizeof *s->lstatus);
+  s->new_locs = malloc(chunk * sizeof *s->new_locs);
+  s->ustatus = malloc(chunk * sizeof *s->ustatus);
+  s->u = malloc(kmax * n_in * sizeof *s->u);
+  s->y = malloc(kmax * n_out * sizeof *s->y);
+  s->work = malloc(interp_work_doubles(kmax, n_in, n_out) * sizeof *s->work);
+  s->est = malloc(2 * n_out * sizeof *s->est);
+  s->scale = malloc(2 * n_in * sizeof *s->scale);
+  s->skey = malloc(s->key_size);
+  if (!s->digits || !s->phase || !s->tol || !s->bkeys || !s->bvals ||
+      !s->bstatus || !s->bucket_of || !s->slots || !s->loc_first ||
+      !s->locs || !s->lvals || !s->lstatus || !s->new_locs || !s->ustatus ||
+      !s->u || !s->y || !s->work || !s->est || !s->scale || !s->skey) {
+    interp_free(s);
+    return NULL;
+  }
+  memcpy(s->digits, ip->digits, n_in * sizeof *s->digits);
+  if (ip->phase)
+    for (size_t i = 0; i < n_in; i++) s->phase[i] = ip->phase[i] != 0;
+  memcpy(s->tol, ip->tolerance, n_out * sizeof *s->tol);
+  return s;
+}
+
+uint64_t interp_fingerprint(const interp_state *s, uint64_t h) {
+  uint64_t v[6] = {(uint64_t)s->method, s->kmax, s->kmin, 0, s->index_bytes,
+                   0};
+  memcpy(&v[3], &s->radius, sizeof(double));
+  h = XXH3_64bits_withSeed(v, sizeof v, h);
+  h = XXH3_64bits_withSeed(s->digits, s->n_in * sizeof *s->digits, h);
+  h = XXH3_64bits_withSeed(s->phase, s->n_in, h);
+  return XXH3_64bits_withSeed(s->tol, s->n_out * sizeof *s->tol, h);
+}
+
+int interp_create_index(MPI_Comm comm, interp_state *s,
+                        enum rmadht_mode mode) {
+  rmadht_config tc;
+  rmadht_config_default(&tc, s->key_size, s->bucket_size);
+  tc.bytes_per_rank = s->index_bytes;
+  tc.mode = mode;
+  return rmadht_create(comm, &tc, &s->index);
+}
+
+int interp_flush(interp_state *s) { return rmadht_flush(s->index); }
+
+/* The neighbour key of one row: each input rounded to its neighbour-key
+   digits as the exact key rounds it, or all zero bytes for an input left
+   out.  -1 for a non-finite input. */
+static int neighbour_key(const interp_state *s, const double *x,
+                         unsigned char *key) {
+  for (size_t i = 0; i < s->n_in; i++) {
+    unsigned char *k = key + i * ROUND_KEY_BYTES;
+    if (s->digits[i] == 0) {
+      if (!isfinite(x[i])) return -1;
+      memset(k, 0, ROUND_KEY_BYTES);
+    } else if (round_encode(x[i], s->digits[i], s->log10[i], s->zero_below,
+                            k) != 0) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* ---- Appends ----------------------------------------------------------- */
+
+struct append_arg {
+  const rmadht_location *locs; /* one per update item */
+  size_t kmax;
+};
+
+/* Adds locs[item] to the bucket unless listed: into a free place, else
+   over the oldest.  Runs again on a lost race, and depends on nothing but
+   its arguments, as rmadht_update_fn must. */
+static int append_fn(void *arg, size_t item, const void *key, void *value,
+                     int found) {
+  (void)key;
+  const struct append_arg *a = arg;
+  unsigned char *v = value;
+  uint32_t count = 0, next = 0;
+  if (found) {
+    memcpy(&count, v, 4);
+    memcpy(&next, v + 4, 4);
+  }
+  /* Every rank has the same kmax (the cache compares configurations), so
+     larger numbers can only come from a damaged value: start afresh. */
+  if (count > a->kmax || next >= a->kmax) count = next = 0;
+  rmadht_location *list = (rmadht_location *)(void *)(v + BUCKET_HEADER);
+  for (uint32_t i = 0; i < count; i++)
+    if (memcmp(&list[i], &a->locs[item], sizeof list[i]) == 0)
+      return RMADHT_UPDATE_KEEP;
+  if (count < a->kmax) {
+    list[count++] = a->locs[item];
+  } else {
+    list[next] = a->locs[item];
+    next = (uint32_t)((next + 1) % a->kmax);
+  }
+  memcpy(v, &count, 4);
+  memcpy(v + 4, &next, 4);
+  return RMADHT_UPDATE_STORE;
+}
+
+int interp_append(interp_state *s, size_t n, const double *inputs,
+                  const size_t *rows, const rmadht_location *locs,
+                  const int *wstatus) {
+  size_t m = 0;
+  for (size_t j = 0; j < n; j++) {
+    if (wstatus[j] < 0) continue;
+    /* The row was finite, or the cache would not have written it. */
+    neighbour_key(s, inputs + rows[j] * s->n_in, s->bkeys + m * s->key_size);
+    s->new_locs[m++] = locs[j];
+  }
+  struct append_arg a = {s->new_locs, s->kmax};
+  int rc = rmadht_update_batch(s->index, m, s->bkeys, append_fn, &a,
+                               s->ustatus, NULL);
+  if (rc != RMADHT_OK) return rc;
+  for (size_t j = 0; j < m; j++)
+    if (s->ustatus[j] < 0) s->index_dropped++;
+  return RMADHT_OK;
+}
+
+/* ---- Lookups ----------------------------------------------------------- */
+
+/* Finds or adds the key in s->skey among the nb distinct keys so far;
+   returns its index.  slots has 2 * chunk entries (a power of two not
+   needed: the probe wraps by modulo), so it is never full. */
+static size_t distinct_key(interp_state *s, size_t *nb) {
+  size_t nslots = 2 * s->chunk;
+  size_t h = (size_t)(XXH3_64bits(s->skey, s->key_size) % nslots);
+  for (;; h = (h + 1) % nslots) {
+    int32_t b = s->slots[h];
+    if (b < 0) {
+      memcpy(s->bkeys + *nb * s->key_size, s->skey, s->key_size);
+      s->slots[h] = (int32_t)*nb;
+      return (*nb)++;
+    }
+    if (memcmp(s->bkeys + (size_t)b * s->key_size, s->skey, s->key_size) == 0)
+      return (size_t)b;
+  }
+}
+
+/* Marks the entries read at bucket b's locations that no longer carry its
+   neighbour key (overwritten by another key, or evicted) as not found. */
+static void drop_stale(interp_state *s, size_t b) {
+  const unsigned char *key = s->bkeys + b * s->key_size;
+  for (size_t l = s->loc_first[b]; l < s->loc_first[b + 1]; l++) {
+    if (s->lstatus[l] != RMADHT_OK) continue;
+    const double *x = (const double *)(const void *)(s->lvals +
+                                                     l * s->value_size) +
+                      s->n_out;
+    if (neighbour_key(s, x, s->skey) != 0 ||
+        memcmp(s->skey, key, s->key_size) != 0)
+      s->lstatus[l] = RMADHT_NOT_FOUND;
+  }
+}
+
+int interp_serve(interp_state *s, rmadht *table, size_t m,
+                 const double *inputs, const size_t *rows, double *outputs,
+                 unsigned char *hit) {
+  if (m == 0) return RMADHT_OK;
+  for (size_t h = 0; h < 2 * s->chunk; h++) s->slots[h] = -1;
+  size_t nb = 0;
+  for (size_t j = 0; j < m; j++) {
+    /* Rows reach here after their exact key was encoded: finite. */
+    neighbour_key(s, inputs + rows[j] * s->n_in, s->skey);
+    s->bucket_of[j] = distinct_key(s, &nb);
+  }
+  int rc = rmadht_read_batch(s->index, nb, s->bkeys, s->bvals, s->bstatus);
+  if (rc != RMADHT_OK) return rc;
+  size_t nl = 0;
+  for (size_t b = 0; b < nb; b++) {
+    s->loc_first[b] = nl;
+    if (s->bstatus[b] != RMADHT_OK) continue;
+    const unsigned char *v = s->bvals + b * s->bucket_size;
+    uint32_t count;
+    memcpy(&count, v, 4);
+    if (count > s->kmax) count = 0; /* damaged: as append_fn */
+    memcpy(s->locs + nl, v + BUCKET_HEADER, count * sizeof *s->locs);
+    nl += count;
+  }
+  s->loc_first[nb] = nl;
+  if (nl > 0) {
+    rc = rmadht_read_loc_batch(table, nl, s->locs, NULL, s->lvals, s->lstatus);
+    if (rc != RMADHT_OK) return rc;
+  }
+  for (size_t b = 0; b < nb; b++) drop_stale(s, b);
+  for (size_t j = 0; j < m; j++) {
+    size_t b = s->bucket_of[j], first = s->loc_first[b];
+    size_t i = rows[j];
+    int why = interp_row(s, inputs + i * s->n_in, s->loc_first[b + 1] - first,
+                         s->lvals + first * s->value_size, s->lstatus + first,
+                         outputs + i * s->n_out);
+    switch (why) {
+    case 0:
+      hit[i] = RMADHT_CACHE_INTERPOLATED;
+      s->interpolated++;
+      break;
+    case 1: s->refused_neighbours++; break;
+    case 2: s->refused_phase++; break;
+    default: s->refused_error++; break;
+    }
+  }
+  return RMADHT_OK;
+}
