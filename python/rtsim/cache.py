@@ -21,9 +21,13 @@ of the neighbours, interpolated to the cell's key inputs.  Such a row is
 never stored back: an exact entry made of an interpolation would serve
 later exact hits and anchor later interpolations with an error the
 tolerance never saw, so errors would compound from iteration to iteration
-instead of staying within one interpolation's.  An interpolated row in
-which a mineral appears or vanishes is not served either, for the reason
-such rows are not stored: the phase change is PHREEQC's to decide.
+instead of staying within one interpolation's.
+
+A served row, exact or interpolated, in which a mineral appears or vanishes
+goes to PHREEQC instead, for the reason such results are not stored: the
+phase change is PHREEQC's to decide.  (The increment of a neighbouring
+input can remove more of a mineral than the cell holds; clipped at zero,
+the mineral's elements would not be removed alike.)
 """
 
 from __future__ import annotations
@@ -75,6 +79,7 @@ class CellCache:
         self.store_phase_changes = scenario.dht.store_phase_changes
         self.rejected_phase_changes = 0
         self.rejected_interpolations = 0
+        self.rejected_hits = 0
         self.interpolating = scenario.dht.interpolation.enabled
         try:
             options = {}
@@ -97,8 +102,11 @@ class CellCache:
         HIT or INTERPOLATED, MISS elsewhere.
 
         A result row holds the new state then pH, pe and mu, as from PHREEQC.
-        An interpolated row in which a mineral appears or vanishes is turned
-        into a miss (counted in rejected_interpolations).
+        A served row in which a mineral would appear or vanish is turned into
+        a miss (counted in rejected_hits and rejected_interpolations): the
+        entries hold no phase changes, so such a row has an increment made
+        for a cell that kept its minerals, and clipping the vanished amount
+        at zero would leave the other elements of the reaction unbalanced.
         """
         values, status = self.cache.lookup(self.keys(states))
         # A cache without interpolation may answer with booleans: True is HIT.
@@ -108,14 +116,14 @@ class CellCache:
         results[:, :self.n_state] = states + values[:, :self.n_state]
         results[:, self.n_state:] = values[:, self.n_state:]
         np.maximum(results[:, self.nonnegative], 0.0, out=results[:, self.nonnegative])
-        interpolated = status == INTERPOLATED
-        if interpolated.any() and self.mineral_columns.size:
-            rows = np.flatnonzero(interpolated)
+        if self.mineral_columns.size:
+            rows = np.flatnonzero(status != MISS)
             before = states[rows][:, self.mineral_columns] > self.zero_below
             after = results[rows][:, self.mineral_columns] > self.zero_below
             changed = rows[~np.all(before == after, axis=1)]
+            self.rejected_interpolations += int(np.count_nonzero(status[changed] == INTERPOLATED))
+            self.rejected_hits += int(np.count_nonzero(status[changed] == HIT))
             status[changed] = MISS
-            self.rejected_interpolations += len(changed)
         return results, status
 
     def store(self, states: np.ndarray, results: np.ndarray) -> int:

@@ -237,6 +237,7 @@ def dht_summary(scenario: Scenario, options: RunOptions, timeline: list[dict[str
         "lookup_ms_per_row": 1e3 * lookup_s / reads if reads else None,
         "phreeqc_ms_per_cell": 1e3 * phreeqc_s / phreeqc_cells if phreeqc_cells else None,
         "rejected_phase_changes": sum(s["rejected_phase_changes"] for s in worker_stats),
+        "rejected_hits": sum(s["rejected_hits"] for s in worker_stats),
         "cache_stats": totals,
         "size_mb_per_worker": options.dht_size_mb,
         "keys": list(scenario.dht.keys),

@@ -47,6 +47,7 @@ class WorkerStats:
     stored: int = 0
     rejected_phase_changes: int = 0
     rejected_interpolations: int = 0
+    rejected_hits: int = 0
     warning_count: int = 0
     warnings: list[str] = field(default_factory=list)
     cache: dict[str, int] | None = None
@@ -126,6 +127,7 @@ def serve(channel: Channel, engine: ChemistryEngine, cache: CellCache | None,
     if cache is not None:
         stats.rejected_phase_changes = cache.rejected_phase_changes
         stats.rejected_interpolations = cache.rejected_interpolations
+        stats.rejected_hits = cache.rejected_hits
         stats.cache = cache.stats()
     channel.send(MASTER, TAG_STATS, asdict(stats))
     return stats, aborted

@@ -130,15 +130,30 @@ def test_results_where_a_mineral_appears_or_vanishes_are_not_stored(scenario):
 
 def test_clipping_keeps_amounts_nonnegative(scenario):
     cache = CellCache(scenario, None, 8, FAKE_RMADHT)
+    state = np.array([111.0, 55.5, 0.0, 1e-4, 1.0000e-4, 2e-3, 1e-3, 2e-4, 1e-5])
+    result = state.copy()
+    result[4] = 1e-12  # nearly all Ca taken up
+    cache.store(state[None, :], np.concatenate([result, [9.8, 10.0, 4e-3]])[None, :])
+    smaller = state.copy()
+    smaller[4] = 0.99999e-4  # same 5-digit key, slightly less Ca
+    got, status = cache.lookup(smaller[None, :])
+    assert status.tolist() == [1]
+    assert got[0, 4] == 0.0
+
+
+def test_hits_where_a_mineral_would_vanish_go_to_phreeqc(scenario):
+    cache = CellCache(scenario, None, 8, FAKE_RMADHT)
     state = np.array([111.0, 55.5, 0.0, 1e-4, 1e-4, 2e-3, 1e-3, 2.0000e-4, 1e-5])
     result = state.copy()
     result[7] = 1e-9  # nearly all calcite gone, still present
+    result[3] += 2e-4 - 1e-9  # its carbon in solution
     cache.store(state[None, :], np.concatenate([result, [9.8, 10.0, 4e-3]])[None, :])
     smaller = state.copy()
-    smaller[7] = 1.99999e-4  # same 5-digit key, slightly less calcite
-    got, hit = cache.lookup(smaller[None, :])
-    assert hit[0]
-    assert got[0, 7] == 0.0
+    smaller[7] = 1.99999e-4  # same key; the increment would remove all calcite
+    _, status = cache.lookup(np.array([state, smaller]))
+    # Clipped at zero, calcite would lose 1.99999e-4 while C gained 2e-4.
+    assert status.tolist() == [1, 0]
+    assert cache.rejected_hits == 1 and cache.rejected_interpolations == 0
 
 
 def test_compute_package_only_runs_the_misses(scenario):
