@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
 
-from rtsim.scenario import GridSpec
+import numpy as np
+
+from rtsim.scenario import MILLIDARCY_M2, GridSpec
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,24 @@ class Grid:
     def pore_volume(self) -> float:
         """Water-filled volume of one cell, m3."""
         return self.cell_volume * self.spec.porosity
+
+    @cached_property
+    def permeability(self) -> np.ndarray:
+        """(ny, nx) permeability of every cell, m2: uniform, generated or read."""
+        g = self.spec
+        f = g.permeability_field
+        if f is None:
+            return np.full((g.ny, g.nx), g.permeability)
+        # scipy is loaded only by the runs that need it.
+        from rtsim.permeability import lognormal_field, read_field
+
+        if f.file is not None:
+            return read_field(Path(f.file), (g.ny, g.nx)) * MILLIDARCY_M2
+        return lognormal_field((g.ny, g.nx), (self.dy, self.dx), geometric_mean=g.permeability,
+                               log10_std=f.log10_std,
+                               correlation_length=(f.correlation_length[1],
+                                                   f.correlation_length[0]),
+                               seed=f.seed)
 
     def index(self, row: int, col: int) -> int:
         """Linear index of a (row, column) cell."""

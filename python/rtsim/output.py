@@ -7,6 +7,7 @@ fields_NNNNN.npz   one snapshot per output interval (and iteration 0):
 summary.json       figures of the run (see docs/rtsim.md)
 maps.png           every variable at the last iteration
 timeline.png       chemistry time and cache hit rate per iteration
+flow.png           permeability, pressure and Darcy speed of the steady flow
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from rtsim.grid import Grid
+from rtsim.scenario import BAR_PA, MILLIDARCY_M2
 
 _SNAPSHOT = re.compile(r"fields_(\d+)\.npz$")
 
@@ -113,6 +115,52 @@ def plot_timeline(path: Path, timeline: list[dict[str, float]], title: str) -> P
         twin.set_ylabel("cache hit rate (%)", color="tab:orange")
         twin.set_ylim(0, 100)
     ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def darcy_speed(grid: Grid, flux_x: np.ndarray, flux_y: np.ndarray) -> np.ndarray:
+    """(ny, nx) Darcy speed at the cell centres, m/s, from the face fluxes.
+
+    Each component is the mean of the cell's two faces (a closed or
+    boundary face counts as the other one), divided by the face area.
+    """
+    g = grid.spec
+    qx = np.zeros((grid.ny, grid.nx + 1))
+    qy = np.zeros((grid.ny + 1, grid.nx))
+    qx[:, 1:-1] = flux_x
+    qy[1:-1, :] = flux_y
+    qx[:, 0], qx[:, -1] = qx[:, 1], qx[:, -2]
+    qy[0, :], qy[-1, :] = qy[1, :], qy[-2, :]
+    ux = 0.5 * (qx[:, :-1] + qx[:, 1:]) / (grid.dy * g.depth)
+    uy = 0.5 * (qy[:-1, :] + qy[1:, :]) / (grid.dx * g.depth)
+    return np.hypot(ux, uy)
+
+
+def plot_flow(path: Path, grid: Grid, pressure: np.ndarray, flux_x: np.ndarray,
+              flux_y: np.ndarray, title: str) -> Path:
+    """log10 permeability, pressure and Darcy speed, row 0 at the top."""
+    plt = _pyplot()
+    panels = [("log10 permeability (mD)", np.log10(grid.permeability / MILLIDARCY_M2)),
+              ("pressure (bar)", pressure / BAR_PA),
+              ("Darcy speed (m/day)", darcy_speed(grid, flux_x, flux_y) * 86400.0)]
+    # Side by side for a square grid, stacked for a long one.
+    aspect = grid.spec.ly / grid.spec.lx
+    if aspect >= 0.5:
+        fig, axes = plt.subplots(1, 3, figsize=(11, 1.0 + 3.0 * min(aspect, 1.5)),
+                                 squeeze=False)
+    else:
+        fig, axes = plt.subplots(3, 1, figsize=(8, 1.0 + 3 * (0.6 + 6.0 * aspect)),
+                                 squeeze=False)
+    for ax, (name, values) in zip(axes.flat, panels):
+        image = ax.imshow(values, origin="upper", cmap="viridis",
+                          extent=(0, grid.spec.lx, grid.spec.ly, 0))
+        ax.set_title(name, fontsize=10)
+        ax.tick_params(labelsize=7)
+        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04).ax.tick_params(labelsize=7)
+    fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

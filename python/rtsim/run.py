@@ -21,6 +21,7 @@ from rtsim import output
 from rtsim.cache import INTERPOLATION_STAT_NAMES, CellCache, load_rmadht
 from rtsim.chemistry import ChemistryEngine
 from rtsim.errors import RtsimError
+from rtsim.flow import solve_flow
 from rtsim.master import Master, RunOptions, stop_workers
 from rtsim.protocol import MASTER, MpiChannel
 from rtsim.scenario import AUX_NAMES, Scenario
@@ -279,3 +280,6 @@ def write_outputs(outdir: Path, scenario: Scenario, master: Master,
                      f"{scenario.name}, iteration {scenario.iterations} ({label})")
     output.plot_timeline(outdir / "timeline.png", master.timeline,
                          f"{scenario.name} ({label}): chemistry per iteration")
+    flow = solve_flow(master.grid, scenario.flow)
+    output.plot_flow(outdir / "flow.png", master.grid, flow.pressure, flow.flux_x, flow.flux_y,
+                     f"{scenario.name}: steady flow")

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from rtsim.errors import ScenarioError
 
 MILLIDARCY_M2 = 9.869233e-16
@@ -32,8 +34,18 @@ AUX_NAMES = ("pH", "pe", "mu")
 
 
 @dataclass(frozen=True)
+class PermeabilityFieldSpec:
+    """A heterogeneous permeability: a seeded log-normal field, or a file in mD."""
+
+    log10_std: float = 0.0
+    correlation_length: tuple[float, float] = (1.0, 1.0)  # m, along x and along y
+    seed: int = 0
+    file: str | None = None  # absolute path; the other settings are then unused
+
+
+@dataclass(frozen=True)
 class GridSpec:
-    """A 2D Cartesian grid with homogeneous properties."""
+    """A 2D Cartesian grid; permeability is uniform unless a field is given."""
 
     nx: int
     ny: int
@@ -41,8 +53,9 @@ class GridSpec:
     ly: float
     depth: float
     porosity: float
-    permeability: float  # m2
+    permeability: float  # m2; the geometric mean of a heterogeneous field
     viscosity: float  # Pa s
+    permeability_field: PermeabilityFieldSpec | None = None
 
     @property
     def cells(self) -> int:
@@ -50,14 +63,28 @@ class GridSpec:
         return self.nx * self.ny
 
 
+#: Edges of the grid water can enter or leave through (row 0 is the top).
+BOUNDARIES = ("left", "right", "top", "bottom")
+
+
 @dataclass(frozen=True)
 class FlowSpec:
-    """Fixed-pressure cells driving a steady Darcy flow."""
+    """What drives the steady Darcy flow: a fixed-pressure cell or a boundary
+    edge for the injection, and one for the outflow.
 
-    injection_cell: tuple[int, int]  # (row, column), row 0 at the top
-    injection_pressure: float  # Pa
-    outflow_cell: tuple[int, int]
+    An edge has its pressure on the outer faces of its cells; an injection
+    edge may instead take a total rate (m3/s) shared among its cells in
+    proportion to their permeability, as a well's rate is shared among its
+    layers.  The rest of the boundary is closed.
+    """
+
+    injection_cell: tuple[int, int] | None  # (row, column), row 0 at the top
+    injection_pressure: float | None  # Pa
+    outflow_cell: tuple[int, int] | None
     outflow_pressure: float  # Pa
+    injection_boundary: str | None = None  # one of BOUNDARIES
+    outflow_boundary: str | None = None
+    injection_rate: float | None = None  # m3/s, instead of injection_pressure
 
 
 @dataclass(frozen=True)
@@ -377,7 +404,7 @@ def load_scenario(path: str | Path) -> Scenario:
     courant = time.number("courant", 1.0, positive=True, maximum=1.0)
     time.done()
 
-    grid = _grid(top.table("grid"))
+    grid = _grid(top.table("grid"), path)
     flow = _flow(top.table("flow"), grid)
 
     chem = top.table("chemistry")
@@ -421,18 +448,56 @@ def load_scenario(path: str | Path) -> Scenario:
     return scenario
 
 
-def _grid(t: _Table) -> GridSpec:
-    """[grid]."""
+def _grid(t: _Table, scenario_path: Path) -> GridSpec:
+    """[grid], with its optional [grid.permeability_field]."""
+    nx, ny = t.integer("nx"), t.integer("ny")
+    lx, ly = t.number("lx", positive=True), t.number("ly", positive=True)
+    heterogeneous = "permeability_field" in t.data
+    field_spec = (_permeability_field(t.table("permeability_field"), scenario_path)
+                  if heterogeneous else None)
+    from_file = field_spec is not None and field_spec.file is not None
+    if from_file and "permeability_mD" in t.data:
+        raise t.fail("give either 'permeability_mD' or [grid.permeability_field] 'file': "
+                     "the file holds every cell's permeability")
+    if from_file:
+        from rtsim.permeability import read_field  # scipy is loaded only when needed
+
+        mean_md = float(np.exp(np.log(read_field(Path(field_spec.file), (ny, nx))).mean()))
+    else:
+        mean_md = t.number("permeability_mD", positive=True)
     spec = GridSpec(
-        nx=t.integer("nx"), ny=t.integer("ny"),
-        lx=t.number("lx", positive=True), ly=t.number("ly", positive=True),
+        nx=nx, ny=ny, lx=lx, ly=ly,
         depth=t.number("depth", 1.0, positive=True),
         porosity=t.number("porosity", positive=True, maximum=1.0),
-        permeability=t.number("permeability_mD", positive=True) * MILLIDARCY_M2,
-        viscosity=t.number("viscosity_Pa_s", 1.0e-3, positive=True))
+        permeability=mean_md * MILLIDARCY_M2,
+        viscosity=t.number("viscosity_Pa_s", 1.0e-3, positive=True),
+        permeability_field=field_spec)
     t.done()
     if spec.cells < 2:
         raise t.fail("the grid needs at least two cells")
+    return spec
+
+
+def _permeability_field(t: _Table, scenario_path: Path) -> PermeabilityFieldSpec:
+    """[grid.permeability_field]: a file, or the statistics of a random field."""
+    if "file" in t.data:
+        name = t.string("file")
+        path = Path(name) if Path(name).is_absolute() else scenario_path.parent / name
+        t.done()
+        return PermeabilityFieldSpec(file=str(path.resolve()))
+    lengths = t.get("correlation_length_m")
+    if isinstance(lengths, (int, float)) and not isinstance(lengths, bool):
+        lengths = [lengths, lengths]
+    if (not isinstance(lengths, list) or len(lengths) != 2
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                       and math.isfinite(v) and v > 0 for v in lengths)):
+        raise t.fail("'correlation_length_m' must be a number > 0 or [along x, along y] "
+                     f"(both > 0), got {lengths!r}")
+    spec = PermeabilityFieldSpec(
+        log10_std=t.number("log10_std", minimum=0.0, maximum=3.0),
+        correlation_length=(float(lengths[0]), float(lengths[1])),
+        seed=t.integer("seed", minimum=0))
+    t.done()
     return spec
 
 
@@ -448,17 +513,65 @@ def _cell(t: _Table, key: str, grid: GridSpec) -> tuple[int, int]:
     return row, col
 
 
+def _boundary(t: _Table, key: str) -> str:
+    """One of the grid's edges."""
+    value = t.get(key)
+    if value not in BOUNDARIES:
+        raise t.fail(f"'{key}' must be one of {', '.join(repr(b) for b in BOUNDARIES)}, "
+                     f"got {value!r}")
+    return value
+
+
+def _on_boundary(cell: tuple[int, int], edge: str, grid: GridSpec) -> bool:
+    """Whether a cell lies along an edge of the grid."""
+    row, col = cell
+    return {"left": col == 0, "right": col == grid.nx - 1,
+            "top": row == 0, "bottom": row == grid.ny - 1}[edge]
+
+
+def _where(t: _Table, what: str, grid: GridSpec) -> tuple[tuple[int, int] | None, str | None]:
+    """'<what>_cell' or '<what>_boundary': exactly one of them."""
+    cell_key, edge_key = f"{what}_cell", f"{what}_boundary"
+    if (cell_key in t.data) == (edge_key in t.data):
+        raise t.fail(f"give either '{cell_key}' or '{edge_key}' (one of "
+                     f"{', '.join(BOUNDARIES)})")
+    if cell_key in t.data:
+        return _cell(t, cell_key, grid), None
+    return None, _boundary(t, edge_key)
+
+
 def _flow(t: _Table, grid: GridSpec) -> FlowSpec:
     """[flow]."""
+    injection_cell, injection_boundary = _where(t, "injection", grid)
+    outflow_cell, outflow_boundary = _where(t, "outflow", grid)
+    if ("injection_pressure_bar" in t.data) == ("injection_rate_m3_per_day" in t.data):
+        raise t.fail("give either 'injection_pressure_bar' or 'injection_rate_m3_per_day'")
+    rate = None
+    if "injection_rate_m3_per_day" in t.data:
+        if injection_boundary is None:
+            raise t.fail("'injection_rate_m3_per_day' needs 'injection_boundary': "
+                         "an injection cell is held at a fixed pressure")
+        rate = t.number("injection_rate_m3_per_day", positive=True) / 86400.0
     spec = FlowSpec(
-        injection_cell=_cell(t, "injection_cell", grid),
-        injection_pressure=t.number("injection_pressure_bar", positive=True) * BAR_PA,
-        outflow_cell=_cell(t, "outflow_cell", grid),
-        outflow_pressure=t.number("outflow_pressure_bar", positive=True) * BAR_PA)
+        injection_cell=injection_cell,
+        injection_pressure=(t.number("injection_pressure_bar", positive=True) * BAR_PA
+                            if rate is None else None),
+        outflow_cell=outflow_cell,
+        outflow_pressure=t.number("outflow_pressure_bar", positive=True) * BAR_PA,
+        injection_boundary=injection_boundary, outflow_boundary=outflow_boundary,
+        injection_rate=rate)
     t.done()
-    if spec.injection_cell == spec.outflow_cell:
+    if injection_cell is not None and injection_cell == outflow_cell:
         raise t.fail("'injection_cell' and 'outflow_cell' must differ")
-    if spec.injection_pressure <= spec.outflow_pressure:
+    if injection_boundary is not None and injection_boundary == outflow_boundary:
+        raise t.fail("'injection_boundary' and 'outflow_boundary' must differ")
+    if injection_cell is not None and outflow_boundary is not None \
+            and _on_boundary(injection_cell, outflow_boundary, grid):
+        raise t.fail("'injection_cell' lies on the outflow boundary")
+    if outflow_cell is not None and injection_boundary is not None \
+            and _on_boundary(outflow_cell, injection_boundary, grid):
+        raise t.fail("'outflow_cell' lies on the injection boundary")
+    if spec.injection_pressure is not None and spec.injection_pressure <= spec.outflow_pressure:
         raise t.fail("'injection_pressure_bar' must exceed 'outflow_pressure_bar'")
     return spec
 

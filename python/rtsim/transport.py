@@ -2,9 +2,10 @@
 """Explicit first-order upwind advection of the conservative totals.
 
 The update is written as one sparse operator, dc/dt = A c + b c_in, where A
-holds the upwind face fluxes plus the outflow sink and b the injection
-source.  Its columns sum to zero except where water leaves the domain, so
-the scheme conserves mass exactly up to round-off.  The operator is applied
+holds the upwind face fluxes plus the outflow sinks and b the injection
+sources (one cell, or every cell of an injection edge).  Its columns sum
+to zero except where water leaves the domain, so the scheme conserves
+mass exactly up to round-off.  The operator is applied
 in equal inner sub-steps short enough for the Courant-Friedrichs-Lewy
 condition (002 eq. 1): dt_adv = min_i(phi V_i / F_out,i).
 """
@@ -24,8 +25,7 @@ from rtsim.scenario import FlowSpec
 class UpwindTransport:
     """Advects a (cells, components) array of concentrations in place."""
 
-    def __init__(self, grid: Grid, flow: FlowField, injection_cell: tuple[int, int],
-                 outflow_cell: tuple[int, int]) -> None:
+    def __init__(self, grid: Grid, flow: FlowField) -> None:
         n = grid.cells
         ids = np.arange(n).reshape(grid.ny, grid.nx)
         src, dst, rate = [], [], []
@@ -40,19 +40,17 @@ class UpwindTransport:
         rate_a = np.concatenate(rate) / grid.pore_volume
         outflow = np.zeros(n)
         np.add.at(outflow, src_a, rate_a)
-        self.outflow_index = grid.index(*outflow_cell)
-        self.injection_index = grid.index(*injection_cell)
-        outflow[self.outflow_index] += flow.outflow_rate / grid.pore_volume
+        outflow += flow.outflow.ravel() / grid.pore_volume
         self.operator = (sparse.csr_matrix((rate_a, (dst_a, src_a)), shape=(n, n))
                          - sparse.diags(outflow)).tocsr()
-        self.injection_rate = flow.injection_rate / grid.pore_volume
-        self.outflow_rate = flow.outflow_rate / grid.pore_volume
+        self.source_cells = np.flatnonzero(flow.inflow.ravel())
+        self.source_rates = flow.inflow.ravel()[self.source_cells] / grid.pore_volume
         self.max_dt = float(1.0 / outflow.max())
 
     @classmethod
     def steady(cls, grid: Grid, spec: FlowSpec) -> UpwindTransport:
         """Solves the steady flow of spec once and sets up its advection."""
-        return cls(grid, solve_flow(grid, spec), spec.injection_cell, spec.outflow_cell)
+        return cls(grid, solve_flow(grid, spec))
 
     def substeps(self, dt: float, courant: float = 1.0) -> int:
         """Number of equal inner steps that keep every Courant number <= courant."""
@@ -64,14 +62,14 @@ class UpwindTransport:
         """Advances conc over dt with CFL sub-stepping; returns the sub-step count.
 
         injected holds the concentrations of the water entering at the
-        injection cell.  Returns how many inner steps were taken.
+        injection cell or edge.  Returns how many inner steps were taken.
         """
         steps = self.substeps(dt, courant)
         h = dt / steps
-        source = h * self.injection_rate * np.asarray(injected, dtype=float)
+        source = (h * self.source_rates)[:, None] * np.asarray(injected, dtype=float)
         for _ in range(steps):
             update = self.operator @ conc
             update *= h
             conc += update
-            conc[self.injection_index] += source
+            conc[self.source_cells] += source
         return steps
