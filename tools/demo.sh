@@ -28,8 +28,10 @@ rtsim reuse out/ref
 if [ -f scenarios/dolktz.toml ]; then
   echo "== dolktz: reference run, 3 ranks"
   "$mpiexec" -n 3 rtsim run scenarios/dolktz.toml out/ktz_ref --progress
+  # dol2d's interpolation settings (scenarios/dol2d.toml), on dolktz's rounding.
   echo "== dolktz: rmadht surrogate cache interpolating its misses, 3 ranks"
-  "$mpiexec" -n 3 rtsim run scenarios/dolktz.toml out/ktz_interp --dht --interpolate --progress
+  "$mpiexec" -n 3 rtsim run scenarios/dolktz.toml out/ktz_interp --dht --interpolate \
+    --interp-tolerance 3e-9 --interp-neighbours 10:30 --interp-radius 0.5 --progress
   echo "== dolktz: interpolating against the reference"
   rtsim compare out/ktz_ref out/ktz_interp
 fi
