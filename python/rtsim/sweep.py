@@ -179,7 +179,8 @@ def plot_front(path: Path, results: list[dict[str, Any]], title: str) -> Path:
 def _measure(reference: Path, run_dir: Path) -> dict[str, Any]:
     """The figures of one cached run against the reference."""
     cmp_ = compare_runs(reference, run_dir)
-    dht = read_summary(run_dir)["dht"]
+    summary = read_summary(run_dir)
+    dht = summary["dht"]
     return {"max_error": cmp_["max_error"], "hit_rate": cmp_["hit_rate"],
             "served_rate": cmp_["served_rate"],
             "chemistry_speedup": cmp_["chemistry_speedup"],
@@ -187,7 +188,7 @@ def _measure(reference: Path, run_dir: Path) -> dict[str, Any]:
             "max_variable_error": cmp_["max_variable_error"],
             "lookup_s": dht["lookup_s"], "phreeqc_s": cmp_["phreeqc_s"]["dht"],
             "cache_cpu_s": dht["lookup_store_cpu_s"],
-            "phreeqc_cpu_s": read_summary(run_dir)["phreeqc_cpu_s"],
+            "phreeqc_cpu_s": summary["phreeqc_cpu_s"],
             "phreeqc_cells": cmp_["phreeqc_cells"]["dht"]}
 
 
@@ -267,7 +268,8 @@ def sweep_command(args: argparse.Namespace) -> int:
                  "interp_aqueous": ia, "interp_mineral": im, "tolerance": tol,
                  "min_neighbours": used["min_neighbours"],
                  "max_neighbours": used["max_neighbours"], "radius": used["radius"],
-                 "label": f"{method} {ia}:{im} {tol:.0e}",
+                 "label": f"{method} {ia}:{im} {tol:.0e} "
+                          f"r{used['radius']:g} n{used['min_neighbours']}",
                  **_measure(reference, run_dir)}
             # What interpolating added to the cache's CPU time (lookups
             # and the neighbour index kept at stores) against the PHREEQC
