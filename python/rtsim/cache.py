@@ -14,6 +14,20 @@ Increments keep the element balance of every reaction exact.
 
 By default a result in which a mineral appears or vanishes is not stored,
 as in POET: a neighbouring input may not cross the same threshold.
+
+With [dht.interpolation] enabled, a lookup whose exact key is absent may be
+served from the entries around it (rmadht.Interpolation): the increments
+of the neighbours, interpolated to the cell's key inputs.  Such a row is
+never stored back: an exact entry made of an interpolation would serve
+later exact hits and anchor later interpolations with an error the
+tolerance never saw, so errors would compound from iteration to iteration
+instead of staying within one interpolation's.
+
+A served row, exact or interpolated, in which a mineral appears or vanishes
+goes to PHREEQC instead, for the reason such results are not stored: the
+phase change is PHREEQC's to decide.  (The increment of a neighbouring
+input can remove more of a mineral than the cell holds; clipped at zero,
+the mineral's elements would not be removed alike.)
 """
 
 from __future__ import annotations
@@ -30,6 +44,14 @@ from rtsim.scenario import AUX_NAMES, BASE_COMPONENTS, Scenario
 #: if a cache does not keep them.
 STAT_NAMES = ("reads", "hits", "misses", "evictions", "checksum_retries",
               "invalidations", "writes")
+
+#: The cache's own counters of interpolation: rows served, rows refused
+#: for each reason, and neighbour-index entries lost.
+INTERPOLATION_STAT_NAMES = ("interpolated", "refused_neighbours", "refused_phase",
+                            "refused_error", "index_dropped")
+
+#: Lookup status codes of rmadht.SurrogateCache.lookup.
+MISS, HIT, INTERPOLATED = 0, 1, 2
 
 
 def load_rmadht() -> Any:
@@ -56,11 +78,18 @@ class CellCache:
         self.zero_below = scenario.dht.zero_below
         self.store_phase_changes = scenario.dht.store_phase_changes
         self.rejected_phase_changes = 0
+        self.rejected_interpolations = 0
+        self.rejected_hits = 0
+        self.interpolating = scenario.dht.interpolation.enabled
         try:
+            options = {}
+            if self.interpolating:
+                options["interpolation"] = interpolation(scenario, rmadht)
             self.cache = rmadht.SurrogateCache(
                 comm, n_inputs=len(self.key_columns), n_outputs=self.n_state + len(AUX_NAMES),
                 digits=scenario.key_digits(), log10=scenario.key_log10(),
-                zero_below=self.zero_below, bytes_per_rank=size_mb << 20, mode="lockfree")
+                zero_below=self.zero_below, bytes_per_rank=size_mb << 20, mode="lockfree",
+                **options)
         except Exception as exc:  # noqa: BLE001 - the bindings raise their own Error type
             raise RtsimError(f"cannot create the rmadht cache: {exc}") from None
 
@@ -69,18 +98,33 @@ class CellCache:
         return np.ascontiguousarray(states[:, self.key_columns], dtype=np.float64)
 
     def lookup(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Returns (results, hit): result rows are valid where hit is set.
+        """Returns (results, status): result rows are valid where status is
+        HIT or INTERPOLATED, MISS elsewhere.
 
         A result row holds the new state then pH, pe and mu, as from PHREEQC.
+        A served row in which a mineral would appear or vanish is turned into
+        a miss (counted in rejected_hits and rejected_interpolations): the
+        entries hold no phase changes, so such a row has an increment made
+        for a cell that kept its minerals, and clipping the vanished amount
+        at zero would leave the other elements of the reaction unbalanced.
         """
-        values, hit = self.cache.lookup(self.keys(states))
-        hit = np.asarray(hit, dtype=bool)
+        values, status = self.cache.lookup(self.keys(states))
+        # A cache without interpolation may answer with booleans: True is HIT.
+        status = np.asarray(status).astype(np.uint8)
         values = np.asarray(values, dtype=np.float64)
         results = np.empty_like(values)
         results[:, :self.n_state] = states + values[:, :self.n_state]
         results[:, self.n_state:] = values[:, self.n_state:]
         np.maximum(results[:, self.nonnegative], 0.0, out=results[:, self.nonnegative])
-        return results, hit
+        if self.mineral_columns.size:
+            rows = np.flatnonzero(status != MISS)
+            before = states[rows][:, self.mineral_columns] > self.zero_below
+            after = results[rows][:, self.mineral_columns] > self.zero_below
+            changed = rows[~np.all(before == after, axis=1)]
+            self.rejected_interpolations += int(np.count_nonzero(status[changed] == INTERPOLATED))
+            self.rejected_hits += int(np.count_nonzero(status[changed] == HIT))
+            status[changed] = MISS
+        return results, status
 
     def store(self, states: np.ndarray, results: np.ndarray) -> int:
         """Stores computed results; returns how many rows were stored."""
@@ -118,3 +162,13 @@ class CellCache:
     def close(self) -> None:
         """Collective: frees the table."""
         self.cache.close()
+
+
+def interpolation(scenario: Scenario, rmadht: Any) -> Any:
+    """The rmadht.Interpolation of the scenario's [dht.interpolation]."""
+    spec = scenario.dht.interpolation
+    return rmadht.Interpolation(
+        digits=scenario.interpolation_digits(), tolerance=scenario.interpolation_tolerances(),
+        method=spec.method, min_neighbours=spec.min_neighbours,
+        max_neighbours=spec.max_neighbours, radius=spec.radius,
+        phase=scenario.interpolation_phase())

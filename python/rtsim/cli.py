@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 from pathlib import Path
 from typing import Sequence
 
 from rtsim import __version__
 from rtsim.errors import RtsimError
-from rtsim.scenario import Scenario, load_scenario
+from rtsim.scenario import (AUX_NAMES, INTERPOLATION_METHODS, MAX_NEIGHBOURS, Scenario,
+                            load_scenario)
 
 
 def _digits_pair(text: str) -> tuple[int, int]:
@@ -54,6 +56,79 @@ def _add_rounding(parser: argparse.ArgumentParser) -> None:
                         help="round the raw key values instead of their log10")
 
 
+def _neighbour_digits(text: str) -> tuple[int, int]:
+    """Parses AQUEOUS:MINERAL neighbour-key digits (0 leaves a class out)."""
+    try:
+        aqueous, mineral = (int(v) for v in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected AQUEOUS:MINERAL digits, got {text!r}") from None
+    if not (0 <= aqueous <= 15 and 0 <= mineral <= 15):
+        raise argparse.ArgumentTypeError("neighbour digits must lie between 0 and 15")
+    return aqueous, mineral
+
+
+def _method(text: str) -> str:
+    """Parses an interpolation method."""
+    if text not in INTERPOLATION_METHODS:
+        raise argparse.ArgumentTypeError(
+            f"expected one of {', '.join(INTERPOLATION_METHODS)}, got {text!r}")
+    return text
+
+
+def _tolerance(text: str) -> float:
+    """Parses a positive finite tolerance."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"a tolerance must be finite and > 0, got {text!r}")
+    return value
+
+
+def _radius(text: str) -> float:
+    """Parses a positive finite radius."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"the radius must be finite and > 0, got {text!r}")
+    return value
+
+
+def _neighbours(text: str) -> tuple[int, int]:
+    """Parses MIN:MAX neighbour counts."""
+    try:
+        low, high = (int(v) for v in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MIN:MAX neighbours, got {text!r}") from None
+    if not 2 <= low <= high <= MAX_NEIGHBOURS:
+        raise argparse.ArgumentTypeError(
+            f"expected 2 <= MIN <= MAX <= {MAX_NEIGHBOURS}, got {text!r}")
+    return low, high
+
+
+def _add_interpolation(parser: argparse.ArgumentParser) -> None:
+    """The options that switch on and override [dht.interpolation]."""
+    parser.add_argument("--interpolate", action=argparse.BooleanOptionalAction, default=None,
+                        help="serve misses by interpolating neighbouring entries (needs "
+                             "--dht); --no-interpolate: exact hits only, whatever the "
+                             "scenario says")
+    parser.add_argument("--interp-method", type=_method, metavar="M",
+                        help="linear or idw (overrides the scenario)")
+    parser.add_argument("--interp-digits", type=_neighbour_digits, metavar="AQ:MIN",
+                        help="neighbour-key digits of aqueous and of mineral key variables "
+                             "(0 leaves the class out of the neighbour key)")
+    parser.add_argument("--interp-tolerance", type=_tolerance, metavar="T",
+                        help="tolerance of the state increments, mol/kgw; every other "
+                             "tolerance is scaled by the same factor")
+    parser.add_argument("--interp-neighbours", type=_neighbours, metavar="MIN:MAX",
+                        help="fewest and most neighbours of an interpolation")
+    parser.add_argument("--interp-radius", type=_radius, metavar="R",
+                        help="neighbour search radius")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of all subcommands."""
     parser = argparse.ArgumentParser(
@@ -68,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dht-size", type=_positive, default=64, metavar="MB",
                      help="cache memory per worker in MiB (default 64)")
     _add_rounding(run)
+    _add_interpolation(run)
     run.add_argument("--dht-snaps", type=int, choices=(0, 1, 2), default=0,
                      help="cache snapshots: 0 none, 1 at the end, 2 after every iteration")
     run.add_argument("--dht-file", metavar="F", help="start from this cache snapshot")
@@ -91,8 +167,19 @@ def build_parser() -> argparse.ArgumentParser:
                        help="MPI ranks per run (default 3)")
     sweep.add_argument("--aqueous", default="5,6,7,8", help="aqueous digits (default 5,6,7,8)")
     sweep.add_argument("--mineral", default="4,5,6,7", help="mineral digits (default 4,5,6,7)")
-    sweep.add_argument("--modes", default="log,raw", help="log, raw or both (default log,raw)")
+    sweep.add_argument("--modes", default="log,raw",
+                       help="log, raw, both or none (default log,raw)")
     sweep.add_argument("--iterations", type=_positive, metavar="N")
+    sweep.add_argument("--interp-digits", metavar="AQ:MIN,...",
+                       help="neighbour-key digits of interpolating runs (none by default)")
+    sweep.add_argument("--interp-tolerances", metavar="T,...",
+                       help="state-increment tolerances, mol/kgw (default: the scenario's)")
+    sweep.add_argument("--interp-methods", default="linear", metavar="M,...",
+                       help="linear, idw or both (default linear)")
+    sweep.add_argument("--interp-neighbours", metavar="MIN:MAX,...",
+                       help="neighbour counts (default: the scenario's)")
+    sweep.add_argument("--interp-radius", metavar="R,...",
+                       help="neighbour radii (default: the scenario's)")
 
     reuse = sub.add_parser("reuse", help="best hit rate any cache could reach on a reference run")
     reuse.add_argument("ref_dir", type=Path, help="output directory of a run without --dht")
@@ -124,6 +211,39 @@ def apply_overrides(scenario: Scenario, args: argparse.Namespace) -> Scenario:
             o.pop("log10", None)
     if changes:
         scenario = scenario.with_dht(overrides=overrides, **changes)
+    return _interpolation_overrides(scenario, args)
+
+
+def _interpolation_overrides(scenario: Scenario, args: argparse.Namespace) -> Scenario:
+    """The command line's [dht.interpolation] overrides, checked if it is on."""
+    spec = scenario.dht.interpolation
+    changes: dict = {}
+    if getattr(args, "interpolate", None) is not None:
+        changes["enabled"] = args.interpolate
+    if getattr(args, "interp_method", None):
+        changes["method"] = args.interp_method
+    overrides = {k: dict(v) for k, v in spec.overrides.items()}
+    if getattr(args, "interp_digits", None):
+        changes["aqueous_digits"], changes["mineral_digits"] = args.interp_digits
+        for o in overrides.values():
+            o.pop("digits", None)
+    if getattr(args, "interp_tolerance", None):
+        # Every tolerance keeps its ratio to the state increments' one.
+        factor = args.interp_tolerance / spec.tolerance
+        names = scenario.state_names + AUX_NAMES
+        for name, tol in zip(names, scenario.interpolation_tolerances()):
+            if name in overrides or name in AUX_NAMES:
+                overrides.setdefault(name, {})["tolerance"] = tol * factor
+        changes["tolerance"] = args.interp_tolerance
+    if getattr(args, "interp_neighbours", None):
+        changes["min_neighbours"], changes["max_neighbours"] = args.interp_neighbours
+    if getattr(args, "interp_radius", None):
+        changes["radius"] = args.interp_radius
+    if changes:
+        changes["overrides"] = overrides
+        scenario = scenario.with_dht(interpolation=dataclasses.replace(spec, **changes))
+    if scenario.dht.interpolation.enabled:
+        scenario.check_interpolation()
     return scenario
 
 
@@ -138,6 +258,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if not args.dht and (args.dht_file or args.dht_snaps):
             raise RtsimError("--dht-file and --dht-snaps need --dht")
+        if not args.dht and args.interpolate:
+            raise RtsimError("--interpolate needs --dht")
         scenario = apply_overrides(load_scenario(args.scenario), args)
     except RtsimError as exc:
         # Every rank reads the same file and fails alike: no rank waits.

@@ -92,6 +92,17 @@ def compare_runs(ref_dir: Path, dht_dir: Path,
     worst = {name: max(e["variables"][name] for e in errors)
              for name in chosen if errors[0]["variables"][name] is not None}
     dht_info = dht_sum.get("dht") or {}
+    interpolation = dht_info.get("interpolation")
+    # What the cache cost the workers against the PHREEQC time it saved
+    # them (both summed over the workers).
+    saved = ref_sum.get("phreeqc_s", 0.0) - dht_sum.get("phreeqc_s", 0.0)
+    cache_s = dht_info.get("lookup_store_s")
+    # The same in CPU seconds of the workers, which a loaded machine
+    # stretches far less than wall-clock ones: PHREEQC's CPU time in the
+    # reference against PHREEQC's and the cache's in the cached run.
+    cpu_ref = ref_sum.get("phreeqc_cpu_s")
+    cpu_dht = (dht_sum.get("phreeqc_cpu_s", 0.0) + dht_info.get("lookup_store_cpu_s", 0.0)
+               if "phreeqc_cpu_s" in dht_sum else None)
     return {
         "reference": str(ref_dir), "dht": str(dht_dir),
         "variables": list(variables) if variables else None,
@@ -102,7 +113,17 @@ def compare_runs(ref_dir: Path, dht_dir: Path,
         "chemistry_s": {"reference": ref_sum["chemistry_s"], "dht": dht_sum["chemistry_s"]},
         "speedup": ref_sum["runtime_s"] / dht_sum["runtime_s"],
         "chemistry_speedup": ref_sum["chemistry_s"] / dht_sum["chemistry_s"],
+        "worker_cpu_s": {"reference": cpu_ref, "dht": cpu_dht},
+        "worker_cpu_speedup": cpu_ref / cpu_dht if cpu_ref and cpu_dht else None,
         "hit_rate": dht_info.get("hit_rate"),
+        "served_rate": dht_info.get("served_rate", dht_info.get("hit_rate")),
+        "interpolated_rate": dht_info.get("interpolated_rate", 0.0 if dht_info else None),
+        "interpolation": interpolation,
+        "phreeqc_s": {"reference": ref_sum.get("phreeqc_s"), "dht": dht_sum.get("phreeqc_s")},
+        "phreeqc_cells": {"reference": ref_sum.get("phreeqc_cells"),
+                          "dht": dht_sum.get("phreeqc_cells")},
+        "cache_s": cache_s,
+        "cache_cost_ratio": cache_s / saved if cache_s is not None and saved > 0 else None,
         "evictions": dht_info.get("evictions"),
         "checksum_retries": dht_info.get("checksum_retries"),
     }
@@ -111,6 +132,8 @@ def compare_runs(ref_dir: Path, dht_dir: Path,
 def table(result: dict[str, Any]) -> str:
     """A short plain-text table of a comparison."""
     hit = result["hit_rate"]
+    served = result.get("served_rate")
+    interpolating = bool(result.get("interpolation"))
     rows = [
         ("", "reference", "with cache"),
         ("runtime (s)", f"{result['runtime_s']['reference']:.1f}",
@@ -119,9 +142,18 @@ def table(result: dict[str, Any]) -> str:
          f"{result['chemistry_s']['dht']:.1f}"),
         ("speedup (runtime)", "", f"{result['speedup']:.2f}x"),
         ("chemistry speedup", "", f"{result['chemistry_speedup']:.2f}x"),
-        ("hit rate", "", "-" if hit is None else f"{100 * hit:.1f}%"),
-        ("max eq. 2 error", "", f"{result['max_error']:.2e}"),
     ]
+    cpu = result.get("worker_cpu_speedup")
+    if cpu is not None:
+        rows.append(("worker CPU speedup", "", f"{cpu:.2f}x"))
+    rows.append(("hit rate", "", "-" if hit is None else f"{100 * hit:.1f}%"))
+    if interpolating:
+        rows += [("interpolated", "", f"{100 * (served - hit):.1f}%"),
+                 ("served", "", f"{100 * served:.1f}%")]
+    ratio = result.get("cache_cost_ratio")
+    if ratio is not None:
+        rows.append(("cache s / saved s", "", f"{ratio:.3f}"))
+    rows.append(("max eq. 2 error", "", f"{result['max_error']:.2e}"))
     worst = result["max_variable_error"]
     if worst:
         name = max(worst, key=worst.get)

@@ -49,7 +49,8 @@ class ChemistryTally:
 
     seconds: float = 0.0
     lookups: int = 0
-    hits: int = 0
+    hits: int = 0  # exact
+    interpolated: int = 0
     phreeqc_cells: int = 0
     phreeqc_s: float = 0.0
 
@@ -99,6 +100,7 @@ def dispatch(channel: Channel, workers: list[int], packages: list[np.ndarray],
             results[packages[payload.package]] = payload.results
             tally.lookups += payload.lookups
             tally.hits += payload.hits
+            tally.interpolated += payload.interpolated
             tally.phreeqc_cells += payload.phreeqc_cells
             tally.phreeqc_s += payload.phreeqc_s
         else:
@@ -176,9 +178,13 @@ class Master:
             self.timeline.append({
                 "iteration": iteration, "transport_s": t1 - t0, "chemistry_s": tally.seconds,
                 "substeps": substeps, "lookups": tally.lookups, "hits": tally.hits,
-                "phreeqc_cells": tally.phreeqc_cells})
+                "interpolated": tally.interpolated, "phreeqc_cells": tally.phreeqc_cells})
+            served = tally.hits + tally.interpolated
             progress.update(iteration, self.grid.cells / max(tally.seconds, 1e-9),
-                            tally.hits / tally.lookups if tally.lookups else None)
+                            tally.hits / tally.lookups if tally.lookups else None,
+                            served / tally.lookups
+                            if tally.lookups and self.scenario.dht.interpolation.enabled
+                            else None)
         progress.finish()
         if self.options.dht and self.options.dht_snaps == 1:
             self._snapshot_cache(outdir / "dht.snap")

@@ -92,7 +92,9 @@ def plot_maps(path: Path, maps: np.ndarray, names: Sequence[str], title: str) ->
 
 
 def plot_timeline(path: Path, timeline: list[dict[str, float]], title: str) -> Path:
-    """Chemistry seconds per iteration, and the hit rate when there was a cache."""
+    """Chemistry seconds per iteration, and the hit rate when there was a
+    cache (and the served rate, exact hits plus interpolated rows, when it
+    interpolated)."""
     plt = _pyplot()
     iterations = [t["iteration"] for t in timeline]
     fig, ax = plt.subplots(figsize=(7, 3.6))
@@ -103,7 +105,13 @@ def plot_timeline(path: Path, timeline: list[dict[str, float]], title: str) -> P
     if any(t["lookups"] for t in timeline):
         rate = [100.0 * t["hits"] / t["lookups"] if t["lookups"] else np.nan for t in timeline]
         twin = ax.twinx()
-        twin.plot(iterations, rate, color="tab:orange", lw=1.2)
+        twin.plot(iterations, rate, color="tab:orange", lw=1.2, label="exact hits")
+        if any(t.get("interpolated") for t in timeline):
+            served = [100.0 * (t["hits"] + t["interpolated"]) / t["lookups"]
+                      if t["lookups"] else np.nan for t in timeline]
+            twin.plot(iterations, served, color="tab:green", lw=1.2,
+                      label="exact + interpolated")
+            twin.legend(loc="lower right", fontsize="small")
         twin.set_ylabel("cache hit rate (%)", color="tab:orange")
         twin.set_ylim(0, 100)
     ax.set_title(title)

@@ -62,12 +62,15 @@ def count_repeats(cache: Any, keys: np.ndarray) -> int:
     first row of each distinct key misses.
     """
     keys = np.ascontiguousarray(keys, dtype=np.float64)
-    _, hit = cache.lookup(keys)
+    # The cache does not interpolate: its status is a miss (0) or an exact
+    # hit, whether it comes as a bool or as a status code.
+    hit = np.asarray(cache.lookup(keys)[1]) != 0
     missed = keys[~hit]
     cache.store(missed, np.arange(len(missed), dtype=np.float64)[:, None])
     owner, found = cache.lookup(missed)
-    if not found.all():
-        raise RtsimError(f"{np.count_nonzero(~found)} of the replayed states cannot be "
+    lost = np.count_nonzero(np.asarray(found) == 0)
+    if lost:
+        raise RtsimError(f"{lost} of the replayed states cannot be "
                          "stored: they are not finite, or the table is too small")
     return len(keys) - len(np.unique(owner))
 

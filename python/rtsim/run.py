@@ -18,13 +18,13 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 
 from rtsim import output
-from rtsim.cache import CellCache, load_rmadht
+from rtsim.cache import INTERPOLATION_STAT_NAMES, CellCache, load_rmadht
 from rtsim.chemistry import ChemistryEngine
 from rtsim.errors import RtsimError
 from rtsim.flow import solve_flow
 from rtsim.master import Master, RunOptions, stop_workers
 from rtsim.protocol import MASTER, MpiChannel
-from rtsim.scenario import Scenario
+from rtsim.scenario import AUX_NAMES, Scenario
 from rtsim.worker import serve
 
 T = TypeVar("T")
@@ -161,7 +161,10 @@ def _run_master(comm: Any, scenario: Scenario, options: RunOptions,
     summary = build_summary(scenario, options, comm, master, timing, worker_stats)
     summary["wall_s"] = time.perf_counter() - started
     write_outputs(options.outdir, scenario, master, summary)
-    hits = (f", hit rate {100 * summary['dht']['hit_rate']:.1f}%" if summary["dht"] else "")
+    dht = summary["dht"]
+    hits = f", hit rate {100 * dht['hit_rate']:.1f}%" if dht else ""
+    if dht and dht["interpolation"]:
+        hits += f", served {100 * dht['served_rate']:.1f}%"
     print(f"rtsim: {scenario.name}: {scenario.iterations} iterations on {summary['ranks']} ranks "
           f"in {summary['runtime_s']:.1f} s (chemistry {summary['chemistry_s']:.1f} s{hits}); "
           f"outputs in {options.outdir}", flush=True)
@@ -189,6 +192,7 @@ def build_summary(scenario: Scenario, options: RunOptions, comm: Any, master: Ma
         "work_packages": len(master.packages),
         **timing,
         "phreeqc_cells": sum(s["phreeqc_cells"] for s in worker_stats),
+        "phreeqc_cpu_s": sum(s["phreeqc_cpu_s"] for s in worker_stats),
         "transport_substeps_per_iteration": master.transport.substeps(scenario.dt,
                                                                       scenario.courant),
         "phreeqc_warnings": {"count": sum(s["warning_count"] for s in worker_stats),
@@ -200,26 +204,68 @@ def build_summary(scenario: Scenario, options: RunOptions, comm: Any, master: Ma
         "timeline": timeline,
     }
     if options.dht:
-        reads = sum(t["lookups"] for t in timeline)
-        hits = sum(t["hits"] for t in timeline)
-        totals = {name: sum(s["cache"].get(name, 0) for s in worker_stats)
-                  for name in worker_stats[0]["cache"]}
-        summary["dht"] = {
-            "reads": reads, "hits": hits, "hit_rate": hits / reads if reads else 0.0,
-            "evictions": totals["evictions"], "checksum_retries": totals["checksum_retries"],
-            "invalidations": totals["invalidations"], "writes": totals["writes"],
-            "stored": sum(s["stored"] for s in worker_stats),
-            "lookup_store_s": sum(s["cache_s"] for s in worker_stats),
-            "rejected_phase_changes": sum(s["rejected_phase_changes"] for s in worker_stats),
-            "cache_stats": totals,
-            "size_mb_per_worker": options.dht_size_mb,
-            "keys": list(scenario.dht.keys),
-            "digits": scenario.key_digits(),
-            "log10": scenario.key_log10(),
-            "zero_below": scenario.dht.zero_below,
-            "snapshot_file": options.dht_file,
-        }
+        summary["dht"] = dht_summary(scenario, options, timeline, worker_stats)
     return summary
+
+
+def dht_summary(scenario: Scenario, options: RunOptions, timeline: list[dict[str, Any]],
+                worker_stats: list[dict[str, Any]]) -> dict[str, Any]:
+    """summary.json's "dht": hits, interpolations, cache counters, settings.
+
+    hit_rate counts exact hits only, as without interpolation; served_rate
+    adds the interpolated rows.  The seconds are summed over the workers.
+    """
+    reads = sum(t["lookups"] for t in timeline)
+    hits = sum(t["hits"] for t in timeline)
+    interpolated = sum(t["interpolated"] for t in timeline)
+    totals = {name: sum(s["cache"].get(name, 0) for s in worker_stats)
+              for name in worker_stats[0]["cache"]}
+    phreeqc_cells = sum(s["phreeqc_cells"] for s in worker_stats)
+    phreeqc_s = sum(s["phreeqc_s"] for s in worker_stats)
+    lookup_s = sum(s["lookup_s"] for s in worker_stats)
+    dht: dict[str, Any] = {
+        "reads": reads, "hits": hits, "interpolated": interpolated,
+        "hit_rate": hits / reads if reads else 0.0,
+        "served_rate": (hits + interpolated) / reads if reads else 0.0,
+        "interpolated_rate": interpolated / reads if reads else 0.0,
+        "evictions": totals["evictions"], "checksum_retries": totals["checksum_retries"],
+        "invalidations": totals["invalidations"], "writes": totals["writes"],
+        "stored": sum(s["stored"] for s in worker_stats),
+        "lookup_store_s": sum(s["cache_s"] for s in worker_stats),
+        "lookup_store_cpu_s": sum(s["cache_cpu_s"] for s in worker_stats),
+        "lookup_s": lookup_s,
+        "store_s": sum(s["store_s"] for s in worker_stats),
+        "lookup_ms_per_row": 1e3 * lookup_s / reads if reads else None,
+        "phreeqc_ms_per_cell": 1e3 * phreeqc_s / phreeqc_cells if phreeqc_cells else None,
+        "rejected_phase_changes": sum(s["rejected_phase_changes"] for s in worker_stats),
+        "rejected_hits": sum(s["rejected_hits"] for s in worker_stats),
+        "cache_stats": totals,
+        "size_mb_per_worker": options.dht_size_mb,
+        "keys": list(scenario.dht.keys),
+        "digits": scenario.key_digits(),
+        "log10": scenario.key_log10(),
+        "zero_below": scenario.dht.zero_below,
+        "snapshot_file": options.dht_file,
+        "interpolation": None,
+    }
+    spec = scenario.dht.interpolation
+    if spec.enabled:
+        # The cache's own counters of interpolation: served rows and the
+        # reasons it refused to interpolate.
+        own = {k: totals.get(k, 0) for k in INTERPOLATION_STAT_NAMES}
+        dht["interpolation"] = {
+            "method": spec.method, "digits": scenario.interpolation_digits(),
+            "phase": scenario.interpolation_phase(),
+            "state_tolerance": spec.tolerance,
+            "tolerance": dict(zip(scenario.state_names + AUX_NAMES,
+                                  scenario.interpolation_tolerances())),
+            "min_neighbours": spec.min_neighbours, "max_neighbours": spec.max_neighbours,
+            "radius": spec.radius,
+            "interpolated": interpolated,
+            "rejected_phase_changes": sum(s["rejected_interpolations"] for s in worker_stats),
+            "cache_counters": own,
+        }
+    return dht
 
 
 def write_outputs(outdir: Path, scenario: Scenario, master: Master,
@@ -227,7 +273,9 @@ def write_outputs(outdir: Path, scenario: Scenario, master: Master,
     """summary.json and the two figures."""
     output.write_json(outdir / "summary.json", summary)
     maps = master.fields.T.reshape(len(scenario.field_names), master.grid.ny, master.grid.nx)
-    label = "with cache" if summary["dht"] else "reference"
+    dht = summary["dht"]
+    label = ("reference" if not dht else
+             "interpolating cache" if dht["interpolation"] else "with cache")
     output.plot_maps(outdir / "maps.png", maps, scenario.field_names,
                      f"{scenario.name}, iteration {scenario.iterations} ({label})")
     output.plot_timeline(outdir / "timeline.png", master.timeline,

@@ -118,6 +118,38 @@ class MineralSpec:
     neutral: Mechanism | None
 
 
+#: Interpolation methods of rmadht.Interpolation.
+INTERPOLATION_METHODS = ("linear", "idw")
+
+#: The most neighbours rmadht.Interpolation lists per neighbour key.
+MAX_NEIGHBOURS = 64
+
+#: Default absolute tolerances of the outputs besides the state increments:
+#: pH in pH units, pe in pe units, ionic strength in mol/kgw.
+AUX_TOLERANCES = {"pH": 1e-4, "pe": 1e-2, "mu": 1e-6}
+
+
+@dataclass(frozen=True)
+class InterpolationSpec:
+    """[dht.interpolation]: serving a miss from neighbouring cache entries.
+
+    The neighbour key rounds each key variable to fewer digits than the
+    exact key, so that entries near the query share it; a result is
+    interpolated from them when the cache's error estimate stays within
+    every output's absolute tolerance.
+    """
+
+    enabled: bool = False
+    method: str = "linear"
+    aqueous_digits: int = 3
+    mineral_digits: int = 1
+    tolerance: float = 1e-8  # mol/kgw, every state increment
+    min_neighbours: int = 5
+    max_neighbours: int = 20
+    radius: float = 1.0
+    overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class DhtSpec:
     """Rounding of cache keys (002 sect. 2.4.3) and what goes into the cache."""
@@ -129,6 +161,7 @@ class DhtSpec:
     keys: tuple[str, ...]
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     store_phase_changes: bool = False
+    interpolation: InterpolationSpec = field(default_factory=InterpolationSpec)
 
 
 @dataclass(frozen=True)
@@ -191,9 +224,70 @@ class Scenario:
             return self.dht.log10
         return self.dht.mineral_digits if name in self.mineral_names else self.dht.aqueous_digits
 
+    def interpolation_digits(self) -> list[int]:
+        """Neighbour-key digits of every cache key variable."""
+        spec = self.dht.interpolation
+        return [spec.overrides.get(k, {}).get(
+                    "digits", spec.mineral_digits if k in self.mineral_names
+                    else spec.aqueous_digits) for k in self.dht.keys]
+
+    def interpolation_phase(self) -> list[bool]:
+        """Per key variable: must its presence agree with the neighbours'?
+
+        Minerals by default: a rate changes its form where a mineral
+        appears or vanishes, and no interpolation spans that.
+        """
+        spec = self.dht.interpolation
+        return [spec.overrides.get(k, {}).get("phase", k in self.mineral_names)
+                for k in self.dht.keys]
+
+    def interpolation_tolerances(self) -> list[float]:
+        """Absolute tolerance of every cache output: state increments, pH, pe, mu."""
+        spec = self.dht.interpolation
+        defaults = [spec.tolerance] * len(self.state_names) + [AUX_TOLERANCES[a]
+                                                               for a in AUX_NAMES]
+        return [spec.overrides.get(name, {}).get("tolerance", default)
+                for name, default in zip(self.state_names + AUX_NAMES, defaults)]
+
+    def check_interpolation(self) -> None:
+        """Raises ScenarioError unless the neighbour key is coarser than the
+        exact key and the neighbour counts fit (checked when interpolation
+        is on, after the command line's overrides too).
+
+        Each key variable's neighbour digits lie between 0 (left out of the
+        neighbour key) and its exact digits, and at least one has fewer:
+        otherwise every neighbour would be the exact entry itself.
+        """
+        pairs = list(zip(self.dht.keys, self.key_digits(), self.interpolation_digits()))
+        for name, exact, coarse in pairs:
+            if coarse > exact:
+                raise ScenarioError(
+                    f"{self.path}: [dht.interpolation] the neighbour key of '{name}' has "
+                    f"{coarse} digits, the exact key {exact}: it must not be finer")
+        if all(coarse == exact for _, exact, coarse in pairs):
+            raise ScenarioError(
+                f"{self.path}: [dht.interpolation] the neighbour key has the exact key's "
+                f"digits ({', '.join(f'{n} {e}' for n, e, _ in pairs)}): it must be coarser "
+                "(fewer digits) in at least one variable")
+        spec = self.dht.interpolation
+        if spec.max_neighbours < spec.min_neighbours:
+            raise ScenarioError(f"{self.path}: [dht.interpolation] 'max_neighbours' "
+                                f"({spec.max_neighbours}) is below 'min_neighbours' "
+                                f"({spec.min_neighbours})")
+        if spec.method not in INTERPOLATION_METHODS:
+            raise ScenarioError(f"{self.path}: [dht.interpolation] 'method' must be one of "
+                                f"{', '.join(INTERPOLATION_METHODS)}, got {spec.method!r}")
+
     def with_dht(self, **changes: Any) -> Scenario:
         """A copy with some [dht] settings replaced (command-line overrides)."""
         return dataclasses.replace(self, dht=dataclasses.replace(self.dht, **changes))
+
+    def with_interpolation(self, **changes: Any) -> Scenario:
+        """A copy with some [dht.interpolation] settings replaced; checked."""
+        spec = dataclasses.replace(self.dht.interpolation, **changes)
+        scenario = self.with_dht(interpolation=spec)
+        scenario.check_interpolation()
+        return scenario
 
 
 class _Table:
@@ -342,13 +436,16 @@ def load_scenario(path: str | Path) -> Scenario:
 
     if output_interval > iterations:
         raise ScenarioError(f"{where}: [time] 'output_interval' exceeds 'iterations'")
-    return Scenario(
+    scenario = Scenario(
         name=name, path=str(path.resolve()), iterations=iterations, dt=dt,
         output_interval=output_interval, courant=courant, grid=grid, flow=flow,
         database=database, database_builtin=builtin, temperature=temperature,
         kinetics_tolerance=kinetics_tolerance,
         elements=elements, pore_water=pore_water, injection=injection,
         minerals=minerals, dht=dht, compare=compare)
+    if dht.interpolation.enabled:
+        scenario.check_interpolation()
+    return scenario
 
 
 def _grid(t: _Table, scenario_path: Path) -> GridSpec:
@@ -578,6 +675,54 @@ def _dht(t: _Table, state_names: tuple[str, ...]) -> DhtSpec:
                    mineral_digits=t.integer("mineral_digits", 5, maximum=15),
                    zero_below=t.number("zero_below", 1e-13, minimum=0.0),
                    keys=keys, overrides=overrides,
-                   store_phase_changes=t.boolean("store_phase_changes", False))
+                   store_phase_changes=t.boolean("store_phase_changes", False),
+                   interpolation=_interpolation(t.table("interpolation", default_empty=True),
+                                                keys, state_names))
+    t.done()
+    return spec
+
+
+def _interpolation(t: _Table, keys: tuple[str, ...],
+                   state_names: tuple[str, ...]) -> InterpolationSpec:
+    """[dht.interpolation]; the digits are checked against the exact key later."""
+    default = InterpolationSpec()
+    outputs = state_names + AUX_NAMES
+    overrides: dict[str, dict[str, Any]] = {}
+    variables = t.table("variables", default_empty=True)
+    for name in list(variables.data):
+        if name not in keys and name not in outputs:
+            raise variables.fail(f"'{name}' is neither a cache key variable nor a cache output; "
+                                 f"known: {', '.join(dict.fromkeys(keys + outputs))}")
+        v = variables.table(name)
+        overrides[name] = {}
+        for option in ("digits", "phase"):
+            if option in v.data and name not in keys:
+                raise v.fail(f"'{option}' applies to cache key variables only; "
+                             f"'{name}' is not one ({', '.join(keys)})")
+        if "digits" in v.data:
+            overrides[name]["digits"] = v.integer("digits", minimum=0, maximum=15)
+        if "phase" in v.data:
+            overrides[name]["phase"] = v.boolean("phase")
+        if "tolerance" in v.data:
+            overrides[name]["tolerance"] = v.number("tolerance", positive=True)
+        v.done()
+    variables.done()
+    method = t.string("method", default.method)
+    if method not in INTERPOLATION_METHODS:
+        raise t.fail(f"'method' must be one of {', '.join(INTERPOLATION_METHODS)}, "
+                     f"got {method!r}")
+    spec = InterpolationSpec(
+        enabled=t.boolean("enabled", default.enabled), method=method,
+        aqueous_digits=t.integer("aqueous_digits", default.aqueous_digits, minimum=0,
+                                 maximum=15),
+        mineral_digits=t.integer("mineral_digits", default.mineral_digits, minimum=0,
+                                 maximum=15),
+        tolerance=t.number("tolerance", default.tolerance, positive=True),
+        min_neighbours=t.integer("min_neighbours", default.min_neighbours, minimum=2,
+                                 maximum=MAX_NEIGHBOURS),
+        max_neighbours=t.integer("max_neighbours", default.max_neighbours, minimum=2,
+                                 maximum=MAX_NEIGHBOURS),
+        radius=t.number("radius", default.radius, positive=True),
+        overrides=overrides)
     t.done()
     return spec

@@ -20,8 +20,9 @@ class FakeSurrogateCache:
     instances = []
 
     def __init__(self, comm, n_inputs, n_outputs, digits, log10, zero_below, bytes_per_rank,
-                 mode):
+                 mode, interpolation=None):
         assert mode == "lockfree" and bytes_per_rank == 8 << 20
+        self.interpolation = interpolation
         self.n_inputs, self.n_outputs = n_inputs, n_outputs
         self.digits, self.log10, self.zero_below = list(digits), list(log10), zero_below
         self.table = {}
@@ -42,14 +43,19 @@ class FakeSurrogateCache:
     def lookup(self, inputs):
         assert inputs.dtype == np.float64 and inputs.shape[1] == self.n_inputs
         out = np.full((len(inputs), self.n_outputs), np.nan)
-        hit = np.zeros(len(inputs), dtype=bool)
+        status = np.zeros(len(inputs), dtype=np.uint8)
         for i, row in enumerate(inputs):
             value = self.table.get(self._key(row))
             if value is not None:
-                out[i], hit[i] = value, True
+                out[i], status[i] = value, 1
+            elif self.interpolation is not None and self.table:
+                # Stands in for an interpolation: the mean of every entry.
+                out[i], status[i] = np.mean(list(self.table.values()), axis=0), 2
         self.counts["reads"] += len(inputs)
-        self.counts["hits"] += int(hit.sum())
-        return out, hit
+        self.counts["hits"] += int(np.count_nonzero(status == 1))
+        self.counts["interpolated"] = self.counts.get("interpolated", 0) + int(
+            np.count_nonzero(status == 2))
+        return out, status
 
     def store(self, inputs, outputs):
         assert outputs.shape == (len(inputs), self.n_outputs)
@@ -73,7 +79,15 @@ class FakeSurrogateCache:
         self.table = None
 
 
-FAKE_RMADHT = types.SimpleNamespace(SurrogateCache=FakeSurrogateCache)
+class FakeInterpolation:
+    """Keeps the settings rtsim passes."""
+
+    def __init__(self, **settings):
+        self.settings = settings
+
+
+FAKE_RMADHT = types.SimpleNamespace(SurrogateCache=FakeSurrogateCache,
+                                    Interpolation=FakeInterpolation)
 
 
 @pytest.fixture(scope="module")
@@ -116,15 +130,30 @@ def test_results_where_a_mineral_appears_or_vanishes_are_not_stored(scenario):
 
 def test_clipping_keeps_amounts_nonnegative(scenario):
     cache = CellCache(scenario, None, 8, FAKE_RMADHT)
+    state = np.array([111.0, 55.5, 0.0, 1e-4, 1.0000e-4, 2e-3, 1e-3, 2e-4, 1e-5])
+    result = state.copy()
+    result[4] = 1e-12  # nearly all Ca taken up
+    cache.store(state[None, :], np.concatenate([result, [9.8, 10.0, 4e-3]])[None, :])
+    smaller = state.copy()
+    smaller[4] = 0.99999e-4  # same 5-digit key, slightly less Ca
+    got, status = cache.lookup(smaller[None, :])
+    assert status.tolist() == [1]
+    assert got[0, 4] == 0.0
+
+
+def test_hits_where_a_mineral_would_vanish_go_to_phreeqc(scenario):
+    cache = CellCache(scenario, None, 8, FAKE_RMADHT)
     state = np.array([111.0, 55.5, 0.0, 1e-4, 1e-4, 2e-3, 1e-3, 2.0000e-4, 1e-5])
     result = state.copy()
     result[7] = 1e-9  # nearly all calcite gone, still present
+    result[3] += 2e-4 - 1e-9  # its carbon in solution
     cache.store(state[None, :], np.concatenate([result, [9.8, 10.0, 4e-3]])[None, :])
     smaller = state.copy()
-    smaller[7] = 1.99999e-4  # same 5-digit key, slightly less calcite
-    got, hit = cache.lookup(smaller[None, :])
-    assert hit[0]
-    assert got[0, 7] == 0.0
+    smaller[7] = 1.99999e-4  # same key; the increment would remove all calcite
+    _, status = cache.lookup(np.array([state, smaller]))
+    # Clipped at zero, calcite would lose 1.99999e-4 while C gained 2e-4.
+    assert status.tolist() == [1, 0]
+    assert cache.rejected_hits == 1 and cache.rejected_interpolations == 0
 
 
 def test_compute_package_only_runs_the_misses(scenario):
@@ -150,3 +179,65 @@ def test_compute_package_only_runs_the_misses(scenario):
     np.testing.assert_allclose(second.results, first.results, rtol=1e-12)
     assert engine.calls == [3]
     assert stats.packages == 2 and stats.stored == 3
+
+
+class CountingEngine:
+    """Calcite halves, stays present; records how many rows it computed."""
+
+    def __init__(self, scenario):
+        self.field_columns = scenario.field_names
+        self.calls = []
+
+    def react(self, states, dt):
+        self.calls.append(len(states))
+        out = np.hstack([states, np.tile([9.8, 10.0, 4e-3], (len(states), 1))])
+        out[:, 7] *= 0.5
+        return out
+
+
+def test_interpolation_settings_reach_the_cache(scenario):
+    sc = scenario.with_interpolation(enabled=True, method="idw", tolerance=1e-9)
+    cache = CellCache(sc, None, 8, FAKE_RMADHT)
+    settings = cache.cache.interpolation.settings
+    assert settings["method"] == "idw" and settings["digits"] == sc.interpolation_digits()
+    assert len(settings["tolerance"]) == cache.cache.n_outputs
+    assert settings["tolerance"][3] == 1e-9
+    assert settings["phase"] == [False] * 6 + [True, True]
+    assert CellCache(scenario, None, 8, FAKE_RMADHT).cache.interpolation is None
+
+
+def test_interpolated_rows_are_served_but_never_stored(scenario):
+    sc = scenario.with_interpolation(enabled=True)
+    engine = CountingEngine(sc)
+    cache = CellCache(sc, None, 8, FAKE_RMADHT)
+    stats = WorkerStats()
+    base = np.array([111.0, 55.5, 0.0, 1e-4, 1e-4, 2e-3, 1e-3, 2e-4, 1e-5])
+    first = compute_package(engine, cache, 0, base[None, :], 1.0, stats)
+    assert (first.hits, first.interpolated, first.phreeqc_cells) == (0, 0, 1)
+    near = base * [1, 1, 1, 1.01, 1.01, 1, 1, 1.01, 1]  # another exact key
+    second = compute_package(engine, cache, 1, np.array([base, near]), 1.0, stats)
+    assert (second.lookups, second.hits, second.interpolated, second.phreeqc_cells) == (2, 1, 1, 0)
+    # The neighbour's increment lands on the cell's own state.
+    increment = first.results[0, :9] - base
+    np.testing.assert_allclose(second.results[1, :9], near + increment, rtol=1e-12)
+    assert engine.calls == [1]
+    assert len(cache.cache.table) == 1 and stats.stored == 1
+    assert (stats.hits, stats.interpolated, stats.phreeqc_cells) == (1, 1, 1)
+    assert stats.lookup_s > 0 and stats.cache_s == pytest.approx(stats.lookup_s + stats.store_s)
+
+
+def test_interpolated_phase_changes_go_to_phreeqc(scenario):
+    sc = scenario.with_interpolation(enabled=True)
+    engine = CountingEngine(sc)
+    cache = CellCache(sc, None, 8, FAKE_RMADHT)
+    stats = WorkerStats()
+    base = np.array([111.0, 55.5, 0.0, 1e-4, 1e-4, 2e-3, 1e-3, 2e-4, 1e-5])
+    compute_package(engine, cache, 0, base[None, :], 1.0, stats)
+    # Calcite halves at the entry (-1e-4); a cell with less calcite would
+    # lose all of it by that increment: PHREEQC decides.
+    little = base.copy()
+    little[7] = 5e-5
+    result = compute_package(engine, cache, 1, little[None, :], 1.0, stats)
+    assert (result.interpolated, result.phreeqc_cells) == (0, 1)
+    assert result.results[0, 7] == pytest.approx(2.5e-5)
+    assert cache.rejected_interpolations == 1 and engine.calls == [1, 1]

@@ -79,3 +79,23 @@ def test_compare_rejects_a_directory_without_summary(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(RtsimError, match="summary.json not found"):
         compare_command(tmp_path / "ref", tmp_path / "empty", None, None)
+
+
+def test_compare_reports_exact_and_interpolated_hits(tmp_path):
+    _fake_run(tmp_path / "ref", 10.0, 8.0, 0.0, False)
+    _fake_run(tmp_path / "dht", 4.0, 2.0, 1e-6, True)
+    ref = json.loads((tmp_path / "ref" / "summary.json").read_text())
+    ref.update(phreeqc_s=15.0)
+    (tmp_path / "ref" / "summary.json").write_text(json.dumps(ref))
+    summary = json.loads((tmp_path / "dht" / "summary.json").read_text())
+    summary["phreeqc_s"] = 3.0
+    summary["dht"].update(hit_rate=0.6, served_rate=0.85, interpolated_rate=0.25,
+                          lookup_store_s=0.6, interpolation={"method": "linear"})
+    (tmp_path / "dht" / "summary.json").write_text(json.dumps(summary))
+    result, _ = compare_command(tmp_path / "ref", tmp_path / "dht", None, None)
+    assert (result["hit_rate"], result["served_rate"]) == (0.6, 0.85)
+    assert result["interpolated_rate"] == 0.25
+    assert result["cache_cost_ratio"] == pytest.approx(0.6 / 12.0)
+    text = table(result)
+    assert "60.0%" in text and "interpolated" in text and "25.0%" in text
+    assert "served" in text and "85.0%" in text and "0.050" in text

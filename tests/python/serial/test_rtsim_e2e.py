@@ -50,6 +50,17 @@ def rmadht_missing():
     return None
 
 
+def interpolation_missing():
+    missing = rmadht_missing()
+    if missing:
+        return missing
+    import rmadht
+
+    if not hasattr(rmadht, "Interpolation"):
+        return "these rmadht bindings have no Interpolation"
+    return None
+
+
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     """Reference runs of dol2d_small on 2 and on 3 ranks."""
@@ -190,3 +201,74 @@ def test_sweep_writes_a_table_and_every_run(tmp_path):
     table = (tmp_path / "sweep.md").read_text()
     assert "| Class 1 (aqueous) | Class 2 (minerals) | Log error |" in table
     assert re.search(r"\| 5 \| 2 \| [0-9.e+-]+ \| [0-9.]+% \| [0-9.e+-]+ \| [0-9.]+% \|", table)
+    assert (tmp_path / "sweep.png").read_bytes()[:8] == PNG
+
+
+def test_interpolating_run_serves_more_than_exact_hits(reference, tmp_path):
+    missing = interpolation_missing()
+    if missing:
+        pytest.skip(missing)
+    out = tmp_path / "interp"
+    run_ok(3, "run", SMALL, out, "--work-package-size", 16, "--dht", "--dht-size", 8,
+           "--interpolate")
+    summary, _, _ = check_outputs(out, 3, dht=True)
+    dht = summary["dht"]
+    reads = 144 * 20
+    assert dht["reads"] == reads and dht["interpolated"] > 0
+    assert dht["hits"] + dht["interpolated"] + summary["phreeqc_cells"] == reads
+    assert dht["hit_rate"] == pytest.approx(dht["hits"] / reads)
+    assert dht["served_rate"] == pytest.approx((dht["hits"] + dht["interpolated"]) / reads)
+    assert dht["served_rate"] > dht["hit_rate"]
+    # Only PHREEQC's rows are stored (less the phase changes), never the
+    # interpolated ones.
+    assert dht["stored"] + dht["rejected_phase_changes"] == summary["phreeqc_cells"]
+    interp = dht["interpolation"]
+    assert interp["interpolated"] == dht["interpolated"]
+    assert interp["method"] in ("linear", "idw") and interp["digits"]
+    timeline = summary["timeline"]
+    assert sum(t["interpolated"] for t in timeline) == dht["interpolated"]
+    done = subprocess.run([sys.executable, "-m", "rtsim", "compare", reference[3], out],
+                          env=ENV, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "interpolated" in done.stdout and "served" in done.stdout
+    result = json.loads((out / "compare.json").read_text())
+    assert result["served_rate"] == pytest.approx(dht["served_rate"])
+    assert result["hit_rate"] == pytest.approx(dht["hit_rate"])
+    assert result["interpolation"]["interpolated"] == dht["interpolated"]
+    assert np.isfinite(result["chemistry_speedup"]) and result["chemistry_speedup"] > 0
+    assert np.isfinite(result["max_error"]) and result["max_error"] <= 1e-4
+    worst = result["max_variable_error"]
+    assert set(worst) == {"C", "Ca", "Mg", "pH", "Calcite", "Dolomite"}
+    assert all(np.isfinite(v) and v <= 1e-3 for v in worst.values())
+
+
+def test_interpolate_needs_the_cache(tmp_path):
+    done = rtsim(2, "run", SMALL, tmp_path / "out", "--interpolate", timeout=60)
+    assert done.returncode == 2 and "--interpolate needs --dht" in done.stderr
+    done = rtsim(2, "run", SMALL, tmp_path / "out", "--dht", "--interpolate",
+                 "--interp-digits", "6:1", timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.count("rtsim: error:") == 1 and "must not be finer" in done.stderr
+
+
+def test_sweep_with_interpolation_draws_the_front(tmp_path):
+    missing = interpolation_missing()
+    if missing:
+        pytest.skip(missing)
+    done = subprocess.run([sys.executable, "-m", "rtsim", "sweep", tmp_path, "--scenario", SMALL,
+                           "--np", "3", "--modes", "none", "--interp-digits", "3:1",
+                           "--interp-tolerances", "1e-8", "--iterations", "6"],
+                          env=ENV, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "sweep.json").read_text())["results"]
+    assert [r["kind"] for r in results] == ["exact", "interpolating"]
+    baseline, interp = results
+    assert (interp["method"], interp["interp_aqueous"], interp["interp_mineral"],
+            interp["tolerance"]) == ("linear", 3, 1, 1e-8)
+    assert interp["served_rate"] >= interp["hit_rate"] > 0
+    assert baseline["served_rate"] == baseline["hit_rate"]
+    for r in results:
+        assert np.isfinite(r["max_error"]) and r["chemistry_speedup"] > 0
+    table = (tmp_path / "sweep.md").read_text()
+    assert "| linear | 3:1 | 1e-08 |" in table and "| exact only |" in table
+    assert (tmp_path / "sweep.png").read_bytes()[:8] == PNG
