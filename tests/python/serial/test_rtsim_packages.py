@@ -58,8 +58,9 @@ class FakeChannel:
         if package == self.fail_package:
             return dest, TAG_FAILURE, (package, "PHREEQC failed reacting a package")
         results = np.hstack([2 * states, -np.ones((len(states), 3))])
-        return dest, TAG_RESULT, PackageResult(package, results, len(states), 1, len(states) - 1,
-                                               0.0)
+        return dest, TAG_RESULT, PackageResult(package=package, results=results,
+                                               lookups=len(states), hits=1, interpolated=0,
+                                               phreeqc_cells=len(states) - 1, phreeqc_s=0.0)
 
 
 @pytest.mark.parametrize("order", ["lifo", "fifo"])
