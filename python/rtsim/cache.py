@@ -46,9 +46,10 @@ STAT_NAMES = ("reads", "hits", "misses", "evictions", "checksum_retries",
               "invalidations", "writes")
 
 #: The cache's own counters of interpolation: rows served, rows refused
-#: for each reason, and neighbour-index entries lost.
+#: for each reason, and neighbour-index entries lost (0 where a version of
+#: the bindings does not keep one).
 INTERPOLATION_STAT_NAMES = ("interpolated", "refused_neighbours", "refused_phase",
-                            "refused_error", "index_dropped")
+                            "refused_error", "refused_outside", "index_dropped")
 
 #: Lookup status codes of rmadht.SurrogateCache.lookup.
 MISS, HIT, INTERPOLATED = 0, 1, 2
