@@ -50,11 +50,14 @@ def key(row):
 
 def testbed(cost):
     """L, g (microseconds) and BW (bytes per microsecond) of the test bed."""
-    ns = {(r["pattern"], r["block_bytes"]): r["ns_per_block"] for r in cost}
+    ns = {(r["pattern"], r["block_bytes"]): r["ns_per_block"] / 1e3
+          for r in cost}
     p_small, p_big = ns[("pipelined", 64)], ns[("pipelined", 1664)]
-    bw = 1600 / max(p_big - p_small, 1e-9) * 1e3
-    g = (p_small - 64 / bw * 1e3) / 1e3
-    latency = (ns[("single", 256)] - ns[("pipelined", 256)]) / 1e3
+    # A busy machine can make the larger get look no dearer: then the
+    # bytes are taken as free and g as the smaller get's cost.
+    bw = 1600 / (p_big - p_small) if p_big > p_small else float("inf")
+    g = p_small - 64 / bw
+    latency = ns[("single", 256)] - ns[("pipelined", 256)]
     return latency, g, bw
 
 
@@ -62,8 +65,14 @@ def network(row, latency, g, bw, remote):
     """Microseconds per operation spent on the network."""
     trips = row["syncs_per_op"] + row["locks_per_op"]
     messages = row["gets_per_op"] + row["puts_per_op"] + row["atomics_per_op"]
-    data = row["bytes_got_per_op"] + row["bytes_put_per_op"]
+    data = (row["bytes_got_per_op"] + row["bytes_put_per_op"]
+            + row["bytes_atomic_per_op"])
     return remote * (trips * latency + messages * g + data / bw)
+
+
+def us_per_op(row):
+    """Microseconds per operation on one rank, from a measured row."""
+    return row["seconds"] * row["ranks"] / row["ops"] * 1e6
 
 
 def main():
@@ -93,15 +102,15 @@ def main():
             if not local:
                 continue
             ranks = row["ranks"]
-            cpu = local["ranks"] / local["mops"]  # us per op on one rank
+            cpu = us_per_op(local)
             share = row["remote_share"] or 0
             model = cpu + network(row, latency, g, bw, share)
             cells = [row.get("implementation", "rmadht"), row["mode"],
                      str(row["batch"]), row["phase"],
                      f"{row['syncs_per_op'] + row['locks_per_op']:.3f}",
                      f"{row['gets_per_op'] + row['puts_per_op'] + row['atomics_per_op']:.2f}",
-                     f"{(row['bytes_got_per_op'] + row['bytes_put_per_op']) / 1e3:.2f}",
-                     f"{cpu:.2f}", f"{row['mops']:.3f}",
+                     f"{(row['bytes_got_per_op'] + row['bytes_put_per_op'] + row['bytes_atomic_per_op']) / 1e3:.2f}",
+                     f"{cpu:.2f}", f"{ranks / us_per_op(row):.3f}",
                      f"{ranks / model:.3f}"]
             for _, lat, gap, width in CLASSES:
                 t = cpu + network(row, lat, g if gap is None else gap, width, 1)

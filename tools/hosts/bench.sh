@@ -104,10 +104,10 @@ for mpi in openmpi mpich; do
   [ "$mpi" = openmpi ] && RMADHT_HOSTS_OMPI_ARGS+=" --mca mpi_yield_when_idle 1"
   for batch in 1 128; do
     start=$SECONDS
-    run "$out/$mpi-oversubscribed.jsonl" 5 2 "$bench" --rma --mode lockfree \
+    limit=120 run "$out/$mpi-oversubscribed.jsonl" 5 2 "$bench" --rma --mode lockfree \
       --dist uniform --batch "$batch" "${args[@]}"
   done
 done
 rm -f "$log" "$log.err"
-cd "$root" && python3 tools/bench_table.py --hosts bench-results/hosts/*.jsonl
+cd "$root" && python3 tools/bench_table.py --summary bench-results/hosts/*.jsonl
 [ $failed -eq 0 ] || { echo "bench.sh: $failed runs incomplete" >&2; exit 1; }
