@@ -61,12 +61,18 @@ def testbed(cost):
     return latency, g, bw
 
 
-def network(row, latency, g, bw, remote):
-    """Microseconds per operation spent on the network."""
+def traffic(row):
+    """Round trips, messages and bytes per operation."""
     trips = row["syncs_per_op"] + row["locks_per_op"]
     messages = row["gets_per_op"] + row["puts_per_op"] + row["atomics_per_op"]
     data = (row["bytes_got_per_op"] + row["bytes_put_per_op"]
-            + row["bytes_atomic_per_op"])
+            + row.get("bytes_atomic_per_op", 0))
+    return trips, messages, data
+
+
+def network(row, latency, g, bw, remote):
+    """Microseconds per operation spent on the network."""
+    trips, messages, data = traffic(row)
     return remote * (trips * latency + messages * g + data / bw)
 
 
@@ -105,12 +111,10 @@ def main():
             cpu = us_per_op(local)
             share = row["remote_share"] or 0
             model = cpu + network(row, latency, g, bw, share)
+            trips, messages, data = traffic(row)
             cells = [row.get("implementation", "rmadht"), row["mode"],
-                     str(row["batch"]), row["phase"],
-                     f"{row['syncs_per_op'] + row['locks_per_op']:.3f}",
-                     f"{row['gets_per_op'] + row['puts_per_op'] + row['atomics_per_op']:.2f}",
-                     f"{(row['bytes_got_per_op'] + row['bytes_put_per_op'] + row['bytes_atomic_per_op']) / 1e3:.2f}",
-                     f"{cpu:.2f}", f"{ranks / us_per_op(row):.3f}",
+                     str(row["batch"]), row["phase"], f"{trips:.3f}",
+                     f"{messages:.2f}", f"{data / 1e3:.2f}", f"{cpu:.2f}", f"{ranks / us_per_op(row):.3f}",
                      f"{ranks / model:.3f}"]
             for _, lat, gap, width in CLASSES:
                 t = cpu + network(row, lat, g if gap is None else gap, width, 1)
