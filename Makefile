@@ -20,7 +20,7 @@ PY_TESTS := $(addprefix test-py-,$(MPIS))
 ASAN_TESTS := $(addprefix test-asan-,$(MPIS))
 HOSTS_TESTS := $(addprefix test-hosts-,$(MPIS))
 
-.PHONY: all deps test test-model demo bench clean $(BUILDS) $(VENVS) $(C_TESTS) $(PY_TESTS) \
+.PHONY: all deps test test-model demo bench bench-hosts clean $(BUILDS) $(VENVS) $(C_TESTS) $(PY_TESTS) \
         $(ASAN_TESTS) test-fuzz $(HOSTS_TESTS) test-hosts
 
 all: $(BUILDS)
@@ -93,6 +93,14 @@ demo: venv-openmpi
 
 bench: build-openmpi build-mpich
 	@bash tools/bench.sh $(BUILD)
+
+# rmadht between two emulated hosts (tools/hosts/bench.sh), about 10
+# minutes: every mode on RMA, single and batch, under Open MPI (osc/pt2pt)
+# and MPICH; JSON lines in bench-results/hosts/.  Not part of `make test`.
+# BENCH_HOSTS_ARGS go to every rmadht-bench run.
+BENCH_HOSTS_ARGS ?= --scale 0.2
+bench-hosts: build-openmpi build-mpich
+	@bash tools/hosts/bench.sh $(BUILD) $(BENCH_HOSTS_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(VENV) out

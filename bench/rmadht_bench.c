@@ -7,7 +7,8 @@
  * value: one over fresh keys drawn from the distribution, and one where
  * every rank increments the same 16 keys.  Both check the final counts
  * exactly and report a lost update as a failure.  One JSON object per
- * phase on stdout; progress on stderr.  --local runs the same workload
+ * phase on stdout, with the round trips and the calls and bytes each
+ * operation moves over the window (rma_count.h); progress on stderr.  --local runs the same workload
  * on a plain in-process table per rank, the physical limit on one node;
  * --rma keeps lock-free tables on RMA where they would take the node-local
  * path, to measure the path a table spanning nodes takes.
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "local_table.h"
+#include "rma_count.h"
 #include "rmadht.h"
 #include "workload.h"
 
@@ -40,6 +42,7 @@ struct target {
 struct counts {
   uint64_t reads, hits, writes, evictions, retries, round_trips, updates,
       lost;
+  struct rma_count rma; /* this phase's one-sided calls (rma_count.h) */
 };
 
 static int do_reads(struct target *x, size_t n, const unsigned char *keys,
@@ -256,6 +259,33 @@ static void global_rmadht(rmadht *t, struct counts *c) {
   c->retries = s.checksum_retries;
 }
 
+/* The one-sided calls made since *from, into *out. */
+static void rma_since(const struct rma_count *from, struct rma_count *out) {
+  const uint64_t *a = (const uint64_t *)from;
+  uint64_t *b = (uint64_t *)out;
+  rma_count_get(out);
+  for (size_t i = 0; i < sizeof *out / sizeof(uint64_t); i++) b[i] -= a[i];
+}
+
+/* The one-sided traffic per operation, for the JSON: what each operation
+   moves over the window, whatever path and mode. */
+static void print_rma(const struct rma_count *r, uint64_t ops) {
+  double n = (double)ops, calls = (double)(r->gets + r->puts + r->atomics);
+  printf(", \"gets_per_op\": %.4f, \"bytes_got_per_op\": %.1f, "
+         "\"puts_per_op\": %.4f, \"bytes_put_per_op\": %.1f, "
+         "\"atomics_per_op\": %.4f, \"bytes_atomic_per_op\": %.1f, "
+         "\"syncs_per_op\": %.4f, \"locks_per_op\": %.4f, "
+         "\"remote_share\": ",
+         (double)r->gets / n, (double)r->get_bytes / n, (double)r->puts / n,
+         (double)r->put_bytes / n, (double)r->atomics / n,
+         (double)r->atomic_bytes / n, (double)r->syncs / n,
+         (double)r->locks / n);
+  if (calls > 0)
+    printf("%.4f", (double)r->remote / calls);
+  else
+    printf("null");
+}
+
 /* How the table under test reaches its slots, for the JSON. */
 static const char *path_of(const struct target *x) {
   rmadht_info info;
@@ -268,11 +298,14 @@ static int phase(struct target *x, const char *mode, const char *dist,
                  const char *name, const struct ops *p, enum kind kind,
                  unsigned char *out, int rank, int nranks) {
   struct counts c = {0}, before = {0}, after = {0}, sum;
+  struct rma_count rma0;
   if (x->t) global_rmadht(x->t, &before);
   MPI_Barrier(MPI_COMM_WORLD);
+  rma_count_get(&rma0);
   double t0 = MPI_Wtime();
   int rc = run_ops(x, p, kind, out, &c);
   if (x->t && !rc) rc = rmadht_flush(x->t);
+  rma_since(&rma0, &c.rma);
   int worst = rc, any;
   MPI_Allreduce(&worst, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   double secs = MPI_Wtime() - t0, slowest;
@@ -307,6 +340,7 @@ static int phase(struct target *x, const char *mode, const char *dist,
            (double)(after.round_trips - before.round_trips) / (double)ops,
            (unsigned long long)sum.evictions,
            (unsigned long long)(after.retries - before.retries));
+    print_rma(&sum.rma, ops);
     if (kind == UPDATES)
       printf(", \"lost_updates\": %llu, \"ok\": %s",
              (unsigned long long)sum.lost, sum.lost ? "false" : "true");

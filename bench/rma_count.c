@@ -1,0 +1,99 @@
+/* The counting wrappers of rma_count.h.  Each counts, then calls the MPI
+   library's own entry point (PMPI_...).  A single-threaded benchmark calls
+   them, so plain counters do. */
+#include "rma_count.h"
+
+#include <mpi.h>
+
+static struct rma_count total;
+
+void rma_count_get(struct rma_count *out) { *out = total; }
+
+static uint64_t bytes(int count, MPI_Datatype type) {
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  return (uint64_t)count * (uint64_t)size;
+}
+
+/* Counts a transfer to rank; the caller's world rank is asked once. */
+static void to(int rank) {
+  static int me = -1;
+  if (me < 0) PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+  total.remote += rank != me;
+}
+
+int MPI_Get(void *origin, int origin_count, MPI_Datatype origin_type,
+            int rank, MPI_Aint disp, int count, MPI_Datatype type,
+            MPI_Win win) {
+  total.gets++;
+  total.get_bytes += bytes(origin_count, origin_type);
+  to(rank);
+  return PMPI_Get(origin, origin_count, origin_type, rank, disp, count, type,
+                  win);
+}
+
+int MPI_Put(const void *origin, int origin_count, MPI_Datatype origin_type,
+            int rank, MPI_Aint disp, int count, MPI_Datatype type,
+            MPI_Win win) {
+  total.puts++;
+  total.put_bytes += bytes(origin_count, origin_type);
+  to(rank);
+  return PMPI_Put(origin, origin_count, origin_type, rank, disp, count, type,
+                  win);
+}
+
+int MPI_Compare_and_swap(const void *origin, const void *compare,
+                         void *result, MPI_Datatype type, int rank,
+                         MPI_Aint disp, MPI_Win win) {
+  total.atomics++;
+  total.atomic_bytes += bytes(1, type);
+  to(rank);
+  return PMPI_Compare_and_swap(origin, compare, result, type, rank, disp,
+                               win);
+}
+
+int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type,
+                     int rank, MPI_Aint disp, MPI_Op op, MPI_Win win) {
+  total.atomics++;
+  total.atomic_bytes += bytes(1, type);
+  to(rank);
+  return PMPI_Fetch_and_op(origin, result, type, rank, disp, op, win);
+}
+
+int MPI_Accumulate(const void *origin, int origin_count,
+                   MPI_Datatype origin_type, int rank, MPI_Aint disp,
+                   int count, MPI_Datatype type, MPI_Op op, MPI_Win win) {
+  total.atomics++;
+  total.atomic_bytes += bytes(origin_count, origin_type);
+  to(rank);
+  return PMPI_Accumulate(origin, origin_count, origin_type, rank, disp, count,
+                         type, op, win);
+}
+
+int MPI_Get_accumulate(const void *origin, int origin_count,
+                       MPI_Datatype origin_type, void *result,
+                       int result_count, MPI_Datatype result_type, int rank,
+                       MPI_Aint disp, int count, MPI_Datatype type, MPI_Op op,
+                       MPI_Win win) {
+  total.atomics++;
+  total.atomic_bytes += bytes(result_count, result_type);
+  to(rank);
+  return PMPI_Get_accumulate(origin, origin_count, origin_type, result,
+                             result_count, result_type, rank, disp, count,
+                             type, op, win);
+}
+
+int MPI_Win_flush(int rank, MPI_Win win) {
+  total.syncs++;
+  return PMPI_Win_flush(rank, win);
+}
+
+int MPI_Win_unlock(int rank, MPI_Win win) {
+  total.syncs++;
+  return PMPI_Win_unlock(rank, win);
+}
+
+int MPI_Win_lock(int type, int rank, int assert, MPI_Win win) {
+  total.locks++;
+  return PMPI_Win_lock(type, rank, assert, win);
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# bench.sh BUILD [ARGS...]: rmadht's speed between two emulated hosts
+# (hosts.sh), under Open MPI (osc/pt2pt) and MPICH.  1 rank per host:
+# rmadht-bench --rma for every mode, single calls and --batch 128, uniform
+# keys, then rmadht-rma-cost; 2 ranks per host once (lock-free, single and
+# batch), oversubscribed: 4 busy-polling ranks on a 2-core machine, with
+# --scale $RMADHT_BENCH_OVERSUBSCRIBED_SCALE (0.02).  ARGS go to every
+# rmadht-bench run (default --scale 0.2: 100,000 writes and reads per
+# rank).  Each run on the hosts is repeated on one node (2 ranks, RMA
+# through shared memory) for tools/latency_model.py.  JSON lines land in
+# bench-results/hosts/, each with the load average when its run started
+# and the ranks per host; a summary table is printed.
+# Skips, saying why, where this machine cannot make emulated hosts.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=$1; shift
+args=("$@")
+[ ${#args[@]} -gt 0 ] || args=(--scale 0.2)
+# 4 busy-polling ranks on 2 cores crawl (MPICH's cannot yield): fewer ops.
+oversubscribed_scale=${RMADHT_BENCH_OVERSUBSCRIBED_SCALE:-0.02}
+hosts=$here/hosts.sh
+if ! why=$("$hosts" can); then
+  echo "SKIP benchmark between hosts: $why"
+  exit 0
+fi
+# A set of hosts of its own, so that a test run (test.sh) can go on beside.
+export RMADHT_HOSTS_SET=${RMADHT_HOSTS_SET:-rmadht-bench}
+exec 9> "/run/$RMADHT_HOSTS_SET-hosts.lock"
+flock -n 9 || { echo "bench.sh: another run uses these hosts" >&2; exit 1; }
+export RMADHT_HOSTS_HOLDER=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+"$hosts" up 2 || exit 1
+# Stopped or done: end the run under way, then the hosts.
+current=""
+trap '[ -n "$current" ] && kill -- "$current" 2> /dev/null; "$hosts" down' EXIT
+trap 'exit 1' INT TERM
+out=$root/bench-results/hosts
+mkdir -p "$out"
+limit=${RMADHT_HOSTS_TIMEOUT:-180}
+log=$(mktemp)
+failed=0
+
+# Runs PROGRAM on PPN ranks per host until it has printed NEED JSON lines,
+# and appends them to FILE, each with the load average at the start and
+# the ranks per host.  MPICH 4.0.2 over UCX's TCP transport can hang in
+# MPI_Finalize after all work (README "Across hosts"): a run that printed
+# every line and then hangs is stopped after 15 s and counted complete.
+run() {
+  local file=$1 need=$2 ppn=$3; shift 3
+  local load; load=$(cut -d' ' -f1 /proc/loadavg)
+  "$hosts" run "$mpi" "$ppn" "$limit" "$@" > "$log" 2> "$log.err" &
+  local pid=$! waited=0 done_at=""
+  current=$pid
+  while kill -0 "$pid" 2> /dev/null; do
+    sleep 1; waited=$((waited + 1))
+    if [ -z "$done_at" ] && [ "$(grep -c '^{' "$log")" -ge "$need" ]; then
+      done_at=$waited
+    fi
+    if [ -n "$done_at" ] && [ $((waited - done_at)) -ge 15 ]; then
+      kill -- "$pid" 2> /dev/null
+      echo "  (MPI_Finalize hung after the last phase; stopped)"
+      break
+    fi
+  done
+  wait "$pid" 2> /dev/null
+  current=""
+  local got; got=$(grep -c '^{' "$log")
+  sed -n "s/^{/{\"load_average\": $load, \"ranks_per_host\": $ppn, /p" "$log" >> "$file"
+  printf '%-7s %d/host %-44s %d/%d phases  %4ds  load %s\n' "$mpi" "$ppn" \
+    "$(basename "$1") ${*:2}" "$got" "$need" $((SECONDS - start)) "$load"
+  if [ "$got" -lt "$need" ]; then
+    failed=$((failed + 1))
+    { grep "failed" "$log.err" || tail -5 "$log.err"; } | head -5 | sed 's/^/    /'
+  fi
+}
+
+# The same runs on one node, 2 ranks, RMA through shared memory: the
+# software cost without a network (tools/latency_model.py).
+one_node() {
+  local file=$1; shift
+  local load; load=$(cut -d' ' -f1 /proc/loadavg)
+  local launch=(mpiexec.mpich)
+  [ "$mpi" = openmpi ] && launch=(mpiexec.openmpi --bind-to none $ompi_args)
+  timeout -k 5 "$limit" "${launch[@]}" -n 2 "$@" 2> /dev/null |
+    sed -n "s/^{/{\"load_average\": $load, \"ranks_per_host\": 2, \"one_node\": true, /p" \
+    >> "$file"
+}
+
+for mpi in openmpi mpich; do
+  bench=$root/$build/$mpi/bench/rmadht-bench
+  cost=$root/$build/$mpi/bench/rmadht-rma-cost
+  [ -x "$bench" ] || { echo "bench.sh: no $bench (make build-$mpi)" >&2; exit 1; }
+  # sm serves windows within a host, pt2pt those between hosts over TCP.
+  ompi_args="--mca osc sm,pt2pt"
+  [ "$mpi" = openmpi ] && export RMADHT_HOSTS_OMPI_ARGS=$ompi_args
+  rm -f "$out/$mpi"{,-rma-cost,-oversubscribed,-one-node}.jsonl
+  for mode in lockfree fine coarse; do
+    for batch in 1 128; do
+      start=$SECONDS
+      run "$out/$mpi.jsonl" 5 1 "$bench" --rma --mode "$mode" --dist uniform \
+        --batch "$batch" "${args[@]}"
+      one_node "$out/$mpi-one-node.jsonl" "$bench" --rma --mode "$mode" \
+        --dist uniform --batch "$batch" "${args[@]}"
+    done
+  done
+  start=$SECONDS
+  run "$out/$mpi-rma-cost.jsonl" 9 1 "$cost" --seconds 1
+  # Oversubscribed: Open MPI's ranks yield when idle (MPICH's cannot).
+  [ "$mpi" = openmpi ] && RMADHT_HOSTS_OMPI_ARGS+=" --mca mpi_yield_when_idle 1"
+  for batch in 1 128; do
+    start=$SECONDS
+    limit=120 run "$out/$mpi-oversubscribed.jsonl" 5 2 "$bench" --rma --mode lockfree \
+      --dist uniform --batch "$batch" "${args[@]}" --scale "$oversubscribed_scale"
+  done
+done
+rm -f "$log" "$log.err"
+cd "$root" && python3 tools/bench_table.py --summary bench-results/hosts/*.jsonl
+[ $failed -eq 0 ] || { echo "bench.sh: $failed runs incomplete" >&2; exit 1; }
