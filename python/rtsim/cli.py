@@ -16,15 +16,20 @@ from rtsim.scenario import (AUX_NAMES, INTERPOLATION_METHODS, MAX_NEIGHBOURS, Sc
                             load_scenario)
 
 
-def _digits_pair(text: str) -> tuple[int, int]:
-    """Parses AQUEOUS:MINERAL digits."""
+def _pair_of_digits(text: str, lowest: int, what: str) -> tuple[int, int]:
+    """Parses AQUEOUS:MINERAL digits, each from lowest to 15."""
     try:
         aqueous, mineral = (int(v) for v in text.split(":"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected AQUEOUS:MINERAL digits, got {text!r}") from None
-    if not (1 <= aqueous <= 15 and 1 <= mineral <= 15):
-        raise argparse.ArgumentTypeError("digits must lie between 1 and 15")
+    if not (lowest <= aqueous <= 15 and lowest <= mineral <= 15):
+        raise argparse.ArgumentTypeError(f"{what} must lie between {lowest} and 15")
     return aqueous, mineral
+
+
+def _digits_pair(text: str) -> tuple[int, int]:
+    """Parses AQUEOUS:MINERAL digits of the exact key."""
+    return _pair_of_digits(text, 1, "digits")
 
 
 def _positive(text: str) -> int:
@@ -58,13 +63,7 @@ def _add_rounding(parser: argparse.ArgumentParser) -> None:
 
 def _neighbour_digits(text: str) -> tuple[int, int]:
     """Parses AQUEOUS:MINERAL neighbour-key digits (0 leaves a class out)."""
-    try:
-        aqueous, mineral = (int(v) for v in text.split(":"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected AQUEOUS:MINERAL digits, got {text!r}") from None
-    if not (0 <= aqueous <= 15 and 0 <= mineral <= 15):
-        raise argparse.ArgumentTypeError("neighbour digits must lie between 0 and 15")
-    return aqueous, mineral
+    return _pair_of_digits(text, 0, "neighbour digits")
 
 
 def _method(text: str) -> str:
