@@ -6,7 +6,10 @@
  * neighbour key lose no location; bad settings fail alike on every rank;
  * the counters add up; a dump restored into the same cache still
  * interpolates, one restored into a new cache hits exactly and interpolates
- * once the rows are stored again.  The estimators' leave-one-out shortcut
+ * once the rows are stored again.  One lookup mixing rows of a bucket with
+ * enough neighbours and rows of one with too few listed (whose entries the
+ * lookup does not read) serves the first and refuses the second.  The
+ * estimators' leave-one-out shortcut
  * is checked against refitting without each neighbour.
  */
 #include <math.h>
@@ -203,6 +206,51 @@ static void test_outside(enum rmadht_interp_method method) {
   CHECK(s.refused_outside == 1 && s.interpolated == 1);
   check_sums(c);
   MPI_Barrier(MPI_COMM_WORLD);
+  CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
+}
+
+/* Rows of a full bucket and of one listing fewer than min_neighbours,
+   interleaved in one lookup: the short bucket's locations are not read,
+   which must not shift the others' (each row still meets its own
+   neighbours), so the first rows are served from f and the second refused
+   for too few neighbours. */
+static void test_mixed_buckets(void) {
+  double tol[NOUT] = {1e-9, 1e-9};
+  rmadht_cache *c;
+  rmadht_cache_stats s;
+  rmadht_cache_config cfg = interp_config(RMADHT_INTERP_LINEAR, tol);
+  CHECK_RC(rmadht_cache_create(MPI_COMM_WORLD, &cfg, &c), RMADHT_OK);
+  if (!c) return;
+  store_points(c, NPTS, 0, f_linear);
+  /* Four rows (one fewer than needed) in the bucket of 2.0, which covers
+     [1.995, 2.05) at 2 digits; rank 0 stores them. */
+  if (rank == 0)
+    for (unsigned i = 0; i < 4; i++) {
+      double x[NIN], y[NOUT];
+      point_in(500u + i, 2.0, 0.04, x);
+      f_linear(x, y);
+      CHECK_RC(rmadht_cache_store(c, 1, x, y), RMADHT_OK);
+    }
+  CHECK_RC(rmadht_cache_flush(c), RMADHT_OK);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double x[NQ * NIN], out[NQ * NOUT], y[NOUT];
+  unsigned char st[NQ];
+  for (int q = 0; q < NQ; q++)
+    point_in(1000u + (unsigned)q, q % 2 ? 2.01 : 1.01, 0.02, x + q * NIN);
+  CHECK_RC(rmadht_cache_lookup(c, NQ, x, out, st), RMADHT_OK);
+  for (int q = 0; q < NQ; q++) {
+    if (q % 2) {
+      CHECK(st[q] == RMADHT_CACHE_MISS && isnan(out[q * NOUT]));
+      continue;
+    }
+    CHECK(st[q] == RMADHT_CACHE_INTERPOLATED);
+    f_linear(x + q * NIN, y);
+    for (int o = 0; o < NOUT; o++)
+      CHECK(fabs(out[q * NOUT + o] - y[o]) <= tol[o]);
+  }
+  CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
+  CHECK(s.interpolated == NQ / 2 && s.refused_neighbours == NQ / 2);
+  check_sums(c);
   CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
 }
 
@@ -502,6 +550,7 @@ int main(int argc, char **argv) {
   test_bad_settings();
   test_smooth();
   test_refusals();
+  test_mixed_buckets();
   test_phase();
   test_concurrent_appends();
   test_dump_restore();

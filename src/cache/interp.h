@@ -41,6 +41,11 @@ typedef struct interp_state {
   rmadht_location *locs;
   unsigned char *lvals;
   int *lstatus;
+  /* Per location read (n_in each): its inputs' classes and quantities
+     (round_class, round_quantity), taken once for the stale check and
+     then used by every row of the bucket. */
+  unsigned char *lclass;
+  double *lq;
   /* Store chunk: one update item per stored row. */
   rmadht_location *new_locs;
   int *ustatus;
@@ -48,6 +53,7 @@ typedef struct interp_state {
      (kmax x n_out); est: estimate and error (2 x n_out); scale: cell
      widths and the query's rounded quantities (2 x n_in). */
   double *u, *y, *work, *est, *scale;
+  unsigned char *qclass;      /* the row's input classes (n_in) */
   unsigned char *skey;        /* one neighbour key */
 
   uint64_t interpolated, refused_neighbours, refused_outside, refused_phase,
@@ -92,13 +98,15 @@ int interp_serve(interp_state *s, rmadht *table, size_t m,
                  unsigned char *hit);
 
 /* Decides one missed row x from the nloc entries read at its bucket's
-   locations (values vals, read status status; stale ones not RMADHT_OK):
-   0 served (out holds the estimate), 1 too few neighbours within the
+   locations (values vals, read status status, stale ones not RMADHT_OK;
+   classes lclass and quantities lq of their inputs, n_in per entry): 0
+   served (out holds the estimate), 1 too few neighbours within the
    radius, 2 a flagged phase disagrees, 3 error estimate over tolerance or
    none possible, 4 within tolerance at the neighbours but not once scaled
    by the extrapolation factor. */
 int interp_row(interp_state *s, const double *x, size_t nloc,
-               const unsigned char *vals, const int *status, double *out);
+               const unsigned char *vals, const int *status,
+               const unsigned char *lclass, const double *lq, double *out);
 
 /* Completes this rank's appends. */
 int interp_flush(interp_state *s);

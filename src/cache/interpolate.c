@@ -291,34 +291,21 @@ enum {
   ROW_OUTSIDE = 4
 };
 
-/* 0 zero (below the floor), 1 positive, 2 negative: as the key's class. */
-static int input_class(double x, double zero_below) {
-  double a = fabs(x);
-  return (a == 0 || a < zero_below) ? 0 : x > 0 ? 1 : 2;
-}
-
-static double quantity(const interp_state *s, size_t i, double x) {
-  if (input_class(x, s->zero_below) == 0) return 0;
-  return s->log10[i] ? log10(fabs(x)) : x;
-}
-
-/* The exact inputs of the entry read at neighbour j. */
-static const double *entry_inputs(const interp_state *s,
-                                  const unsigned char *vals, size_t j) {
-  return (const double *)(const void *)(vals + j * s->value_size) + s->n_out;
-}
-
 static const double *entry_outputs(const interp_state *s,
                                    const unsigned char *vals, size_t j) {
   return (const double *)(const void *)(vals + j * s->value_size);
 }
 
-/* Cell widths into scale[0..n_in), the query's quantities after them. */
+/* Cell widths into scale[0..n_in), the query's quantities after them;
+   the query's classes into qclass. */
 static void row_scale(interp_state *s, const double *x, size_t nloc,
-                      const unsigned char *vals, const int *status) {
-  double *width = s->scale, *q = s->scale + s->n_in;
-  for (size_t i = 0; i < s->n_in; i++) {
-    q[i] = quantity(s, i, x[i]);
+                      const int *status, const unsigned char *lclass,
+                      const double *lq, unsigned char *qclass) {
+  size_t n_in = s->n_in;
+  double *width = s->scale, *q = s->scale + n_in;
+  for (size_t i = 0; i < n_in; i++) {
+    qclass[i] = (unsigned char)round_class(x[i], s->zero_below);
+    q[i] = round_quantity(x[i], qclass[i], s->log10[i]);
     width[i] = 1;
     if (s->digits[i] > 0) {
       if (q[i] != 0) {
@@ -329,13 +316,11 @@ static void row_scale(interp_state *s, const double *x, size_t nloc,
       }
       continue;
     }
-    int cq = input_class(x[i], s->zero_below);
     double lo = q[i], hi = q[i];
     for (size_t j = 0; j < nloc; j++) {
       if (status[j] != RMADHT_OK) continue;
-      double xj = entry_inputs(s, vals, j)[i];
-      if (s->log10[i] && input_class(xj, s->zero_below) != cq) continue;
-      double v = quantity(s, i, xj);
+      if (s->log10[i] && lclass[j * n_in + i] != qclass[i]) continue;
+      double v = lq[j * n_in + i];
       if (v < lo) lo = v;
       if (v > hi) hi = v;
     }
@@ -344,20 +329,26 @@ static void row_scale(interp_state *s, const double *x, size_t nloc,
 }
 
 int interp_row(interp_state *s, const double *x, size_t nloc,
-               const unsigned char *vals, const int *status, double *out) {
-  size_t n_in = s->n_in, n_out = s->n_out, k = 0;
-  row_scale(s, x, nloc, vals, status);
+               const unsigned char *vals, const int *status,
+               const unsigned char *lclass, const double *lq, double *out) {
+  size_t n_in = s->n_in, n_out = s->n_out, k = 0, valid = 0;
+  /* Too few entries left once the stale ones are dropped: no need to
+     measure them. */
+  for (size_t j = 0; j < nloc; j++) valid += status[j] == RMADHT_OK;
+  if (valid < s->kmin) return ROW_FEW;
+  unsigned char *qclass = s->qclass;
+  row_scale(s, x, nloc, status, lclass, lq, qclass);
   const double *width = s->scale, *q = s->scale + n_in;
   double r2max = s->radius * s->radius;
   for (size_t j = 0; j < nloc && k < s->kmax; j++) {
     if (status[j] != RMADHT_OK) continue;
-    const double *xj = entry_inputs(s, vals, j);
+    const unsigned char *cj = lclass + j * n_in;
+    const double *qj = lq + j * n_in;
     double *u = s->u + k * n_in, d2 = 0;
     int conflict = 0, unusable = 0;
     for (size_t i = 0; i < n_in && !unusable; i++) {
-      int cq = input_class(x[i], s->zero_below);
-      int cj = input_class(xj[i], s->zero_below);
-      if (s->phase[i] && (cq != 0) != (cj != 0)) {
+      int cq = qclass[i];
+      if (s->phase[i] && (cq != 0) != (cj[i] != 0)) {
         /* Measured by its other inputs alone: a neighbour close in them
            but in another phase puts the query at a phase boundary. */
         conflict = 1;
@@ -365,11 +356,11 @@ int interp_row(interp_state *s, const double *x, size_t nloc,
         continue;
       }
       /* log10 of a zero, or of another sign, has no distance. */
-      if (s->log10[i] && cq != cj) {
+      if (s->log10[i] && cq != cj[i]) {
         unusable = 1;
         break;
       }
-      u[i] = (quantity(s, i, xj[i]) - q[i]) / width[i];
+      u[i] = (qj[i] - q[i]) / width[i];
       d2 += u[i] * u[i];
     }
     if (unusable || !(d2 <= r2max)) continue;

@@ -17,8 +17,9 @@
  * of the same bucket is simply a valid neighbour.
  *
  * Lookups cost two batch calls per chunk whatever the number of misses:
- * one read of the distinct buckets, one rmadht_read_loc_batch of all their
- * locations.
+ * one read of the distinct buckets, one rmadht_read_loc_batch of the
+ * locations listed by those buckets that list enough of them for an
+ * interpolation (min_neighbours).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -68,6 +69,8 @@ int interp_free(interp_state *s) {
   free(s->locs);
   free(s->lvals);
   free(s->lstatus);
+  free(s->lclass);
+  free(s->lq);
   free(s->new_locs);
   free(s->ustatus);
   free(s->u);
@@ -75,6 +78,7 @@ int interp_free(interp_state *s) {
   free(s->work);
   free(s->est);
   free(s->scale);
+  free(s->qclass);
   free(s->skey);
   free(s);
   return rc;
@@ -114,6 +118,8 @@ interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
   s->locs = malloc(chunk * kmax * sizeof *s->locs);
   s->lvals = malloc(chunk * kmax * s->value_size);
   s->lstatus = malloc(chunk * kmax * sizeof *s->lstatus);
+  s->lclass = malloc(chunk * kmax * n_in);
+  s->lq = malloc(chunk * kmax * n_in * sizeof *s->lq);
   s->new_locs = malloc(chunk * sizeof *s->new_locs);
   s->ustatus = malloc(chunk * sizeof *s->ustatus);
   s->u = malloc(kmax * n_in * sizeof *s->u);
@@ -121,11 +127,14 @@ interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
   s->work = malloc(interp_work_doubles(kmax, n_in, n_out) * sizeof *s->work);
   s->est = malloc(2 * n_out * sizeof *s->est);
   s->scale = malloc(2 * n_in * sizeof *s->scale);
+  s->qclass = malloc(n_in);
   s->skey = malloc(s->key_size);
   if (!s->digits || !s->phase || !s->tol || !s->bkeys || !s->bvals ||
       !s->bstatus || !s->bucket_of || !s->slots || !s->loc_first ||
-      !s->locs || !s->lvals || !s->lstatus || !s->new_locs || !s->ustatus ||
-      !s->u || !s->y || !s->work || !s->est || !s->scale || !s->skey) {
+      !s->locs || !s->lvals || !s->lstatus || !s->lclass || !s->lq ||
+      !s->new_locs || !s->ustatus ||
+      !s->u || !s->y || !s->work || !s->est || !s->scale || !s->qclass ||
+      !s->skey) {
     interp_free(s);
     return NULL;
   }
@@ -254,18 +263,38 @@ static size_t distinct_key(interp_state *s, size_t *nb) {
   }
 }
 
-/* Marks the entries read at bucket b's locations that no longer carry its
-   neighbour key (overwritten by another key, or evicted) as not found. */
-static void drop_stale(interp_state *s, size_t b) {
+/* Takes the classes and quantities of the inputs of every entry read at
+   bucket b's locations, and marks the entries that no longer carry its
+   neighbour key (overwritten by another key, or evicted) as not found.
+   The key is rebuilt from the quantities, so each input's logarithm is
+   taken once per entry, not again by every row that uses it. */
+static void prepare_entries(interp_state *s, size_t b) {
   const unsigned char *key = s->bkeys + b * s->key_size;
+  size_t n_in = s->n_in;
   for (size_t l = s->loc_first[b]; l < s->loc_first[b + 1]; l++) {
     if (s->lstatus[l] != RMADHT_OK) continue;
     const double *x = (const double *)(const void *)(s->lvals +
                                                      l * s->value_size) +
                       s->n_out;
-    if (neighbour_key(s, x, s->skey) != 0 ||
-        memcmp(s->skey, key, s->key_size) != 0)
-      s->lstatus[l] = RMADHT_NOT_FOUND;
+    unsigned char *cls = s->lclass + l * n_in;
+    double *q = s->lq + l * n_in;
+    int stale = 0;
+    for (size_t i = 0; i < n_in && !stale; i++) {
+      /* The cache writes finite inputs only; anything else is damage. */
+      if (!isfinite(x[i])) {
+        stale = 1;
+        break;
+      }
+      cls[i] = (unsigned char)round_class(x[i], s->zero_below);
+      q[i] = round_quantity(x[i], cls[i], s->log10[i]);
+      unsigned char *k = s->skey + i * ROUND_KEY_BYTES;
+      if (s->digits[i] == 0)
+        memset(k, 0, ROUND_KEY_BYTES);
+      else
+        round_encode_quantity(cls[i], q[i], s->digits[i], s->log10[i], k);
+      stale = memcmp(k, key + i * ROUND_KEY_BYTES, ROUND_KEY_BYTES) != 0;
+    }
+    if (stale) s->lstatus[l] = RMADHT_NOT_FOUND;
   }
 }
 
@@ -290,6 +319,12 @@ int interp_serve(interp_state *s, rmadht *table, size_t m,
     uint32_t count;
     memcpy(&count, v, 4);
     if (count > s->kmax) count = 0; /* damaged: as append_fn */
+    /* Fewer listed than an interpolation needs: every row of this bucket
+       is refused whatever the entries hold, so they are not read.  Most
+       rows at an advancing front end here (their region of the inputs is
+       new), so this saves the read and the stale check where they would
+       be wasted. */
+    if (count < s->kmin) continue;
     memcpy(s->locs + nl, v + BUCKET_HEADER, count * sizeof *s->locs);
     nl += count;
   }
@@ -298,12 +333,13 @@ int interp_serve(interp_state *s, rmadht *table, size_t m,
     rc = rmadht_read_loc_batch(table, nl, s->locs, NULL, s->lvals, s->lstatus);
     if (rc != RMADHT_OK) return rc;
   }
-  for (size_t b = 0; b < nb; b++) drop_stale(s, b);
+  for (size_t b = 0; b < nb; b++) prepare_entries(s, b);
   for (size_t j = 0; j < m; j++) {
     size_t b = s->bucket_of[j], first = s->loc_first[b];
     size_t i = rows[j];
     int why = interp_row(s, inputs + i * s->n_in, s->loc_first[b + 1] - first,
                          s->lvals + first * s->value_size, s->lstatus + first,
+                         s->lclass + first * s->n_in, s->lq + first * s->n_in,
                          outputs + i * s->n_out);
     switch (why) {
     case 0:
