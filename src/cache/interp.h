@@ -29,7 +29,9 @@ typedef struct interp_state {
   size_t index_bytes;
 
   rmadht *index;              /* neighbour index; NULL until created */
-  size_t key_size, bucket_size, value_size; /* value_size: exact entry's */
+  /* key_size: a neighbour key's, and an exact key's alike (n_in rounded
+     inputs); value_size: an exact entry's. */
+  size_t key_size, bucket_size, value_size;
 
   /* Lookup chunk: the distinct neighbour keys of its misses and their
      buckets, then every location those list and the entries read there. */
@@ -39,7 +41,8 @@ typedef struct interp_state {
   int32_t *slots;             /* open addressing over bkeys, 2 * chunk */
   size_t *loc_first;          /* chunk + 1: bucket b's locations start */
   rmadht_location *locs;
-  unsigned char *lvals;
+  uint64_t *lhash;            /* hash of the exact key listed with each */
+  unsigned char *lkeys, *lvals; /* exact keys and entries read there */
   int *lstatus;
   /* Per location read (n_in each): its inputs' classes and quantities
      (round_class, round_quantity), taken once for the stale check and
@@ -48,6 +51,7 @@ typedef struct interp_state {
   double *lq;
   /* Store chunk: one update item per stored row. */
   rmadht_location *new_locs;
+  uint64_t *new_hash;
   int *ustatus;
   /* One row's neighbours: scaled coordinates (kmax x n_in) and outputs
      (kmax x n_out); est: estimate and error (2 x n_out); scale: cell
@@ -83,11 +87,12 @@ int interp_create_index(MPI_Comm comm, interp_state *s,
 int interp_free(interp_state *s);
 
 /* Appends the locations of n freshly written entries, whose exact inputs
-   are rows[j] of inputs (n_in doubles each), to their buckets: one
-   rmadht_update_batch.  Entries whose write failed have status < 0. */
+   are rows[j] of inputs (n_in doubles each) and whose exact keys are
+   packed in keys, to their buckets: one rmadht_update_batch.  Entries
+   whose write failed have status < 0. */
 int interp_append(interp_state *s, size_t n, const double *inputs,
-                  const size_t *rows, const rmadht_location *locs,
-                  const int *wstatus);
+                  const size_t *rows, const unsigned char *keys,
+                  const rmadht_location *locs, const int *wstatus);
 
 /* Serves the m missed rows rows[j] of inputs where it can: fetches their
    buckets and neighbours from table (two batch calls for all), then sets

@@ -7,14 +7,18 @@
  *   uint32 count   locations in use, 0..kmax
  *   uint32 next    once full, the slot of the oldest location, replaced
  *                  next (a ring)
- *   kmax rmadht_location
+ *   kmax items of
+ *     rmadht_location  where the exact entry was written
+ *     uint64 hash      XXH3 of the exact key written there
  * Appends go through rmadht_update_batch, so concurrent appends of all
  * ranks to one bucket lose nothing; a location already listed is kept
- * once.  Locations go stale when their entry is overwritten by another key
- * or evicted; a lookup recognises them by recomputing the coarse key from
- * the exact inputs stored in the entry, skips them, and the ring replaces
- * them as new entries arrive.  A stale slot that now holds another entry
- * of the same bucket is simply a valid neighbour.
+ * once (with the hash of the key written there last).  Locations go stale
+ * when their entry is overwritten by another key or evicted; a lookup
+ * reads the key at each location with the entry and skips those whose
+ * key no longer has the listed hash (or whose slot is empty), and the
+ * ring replaces them as new entries arrive.  Comparing a hash costs a
+ * fraction of rebuilding the coarse key from the entry's inputs, which
+ * takes a logarithm and a decimal rounding per input.
  *
  * Lookups cost two batch calls per chunk whatever the number of misses:
  * one read of the distinct buckets, one rmadht_read_loc_batch of the
@@ -30,6 +34,7 @@
 #include "round.h"
 
 #define BUCKET_HEADER 8
+#define ITEM_SIZE (sizeof(rmadht_location) + sizeof(uint64_t))
 
 int interp_check(const rmadht_cache_config *cfg, int default_digits) {
   const rmadht_cache_interp *ip = &cfg->interp;
@@ -69,6 +74,9 @@ int interp_free(interp_state *s) {
   free(s->locs);
   free(s->lvals);
   free(s->lstatus);
+  free(s->lkeys);
+  free(s->lhash);
+  free(s->new_hash);
   free(s->lclass);
   free(s->lq);
   free(s->new_locs);
@@ -104,7 +112,7 @@ interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
   s->index_bytes = ip->bytes_per_rank ? ip->bytes_per_rank
                                       : cfg->bytes_per_rank / 4;
   s->key_size = n_in * ROUND_KEY_BYTES;
-  s->bucket_size = BUCKET_HEADER + kmax * sizeof(rmadht_location);
+  s->bucket_size = BUCKET_HEADER + kmax * ITEM_SIZE;
   s->value_size = (n_out + n_in) * sizeof(double);
   s->digits = malloc(n_in * sizeof *s->digits);
   s->phase = calloc(n_in, 1);
@@ -118,6 +126,9 @@ interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
   s->locs = malloc(chunk * kmax * sizeof *s->locs);
   s->lvals = malloc(chunk * kmax * s->value_size);
   s->lstatus = malloc(chunk * kmax * sizeof *s->lstatus);
+  s->lkeys = malloc(chunk * kmax * s->key_size);
+  s->lhash = malloc(chunk * kmax * sizeof *s->lhash);
+  s->new_hash = malloc(chunk * sizeof *s->new_hash);
   s->lclass = malloc(chunk * kmax * n_in);
   s->lq = malloc(chunk * kmax * n_in * sizeof *s->lq);
   s->new_locs = malloc(chunk * sizeof *s->new_locs);
@@ -132,7 +143,7 @@ interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
   if (!s->digits || !s->phase || !s->tol || !s->bkeys || !s->bvals ||
       !s->bstatus || !s->bucket_of || !s->slots || !s->loc_first ||
       !s->locs || !s->lvals || !s->lstatus || !s->lclass || !s->lq ||
-      !s->new_locs || !s->ustatus ||
+      !s->lkeys || !s->lhash || !s->new_hash || !s->new_locs || !s->ustatus ||
       !s->u || !s->y || !s->work || !s->est || !s->scale || !s->qclass ||
       !s->skey) {
     interp_free(s);
@@ -188,11 +199,14 @@ static int neighbour_key(const interp_state *s, const double *x,
 
 struct append_arg {
   const rmadht_location *locs; /* one per update item */
+  const uint64_t *hash;        /* of the exact key written at locs[item] */
   size_t kmax;
 };
 
-/* Adds locs[item] to the bucket unless listed: into a free place, else
-   over the oldest.  Runs again on a lost race, and depends on nothing but
+/* Adds locs[item] with its key's hash to the bucket unless listed (then
+   only the hash is brought up to date: the slot may have been reused by
+   another key of this bucket): into a free place, else over the
+   oldest.  Runs again on a lost race, and depends on nothing but
    its arguments, as rmadht_update_fn must. */
 static int append_fn(void *arg, size_t item, const void *key, void *value,
                      int found) {
@@ -207,34 +221,43 @@ static int append_fn(void *arg, size_t item, const void *key, void *value,
   /* Every rank has the same kmax (the cache compares configurations), so
      larger numbers can only come from a damaged value: start afresh. */
   if (count > a->kmax || next >= a->kmax) count = next = 0;
-  /* The value buffer promises no alignment: locations by memcpy. */
+  /* The value buffer promises no alignment: items by memcpy. */
   const size_t ls = sizeof(rmadht_location);
   unsigned char *list = v + BUCKET_HEADER;
-  for (uint32_t i = 0; i < count; i++)
-    if (memcmp(list + i * ls, &a->locs[item], ls) == 0)
+  for (uint32_t i = 0; i < count; i++) {
+    unsigned char *it = list + i * ITEM_SIZE;
+    if (memcmp(it, &a->locs[item], ls) != 0) continue;
+    if (memcmp(it + ls, &a->hash[item], sizeof(uint64_t)) == 0)
       return RMADHT_UPDATE_KEEP;
+    memcpy(it + ls, &a->hash[item], sizeof(uint64_t));
+    return RMADHT_UPDATE_STORE;
+  }
+  unsigned char *it;
   if (count < a->kmax) {
-    memcpy(list + count++ * ls, &a->locs[item], ls);
+    it = list + count++ * ITEM_SIZE;
   } else {
-    memcpy(list + next * ls, &a->locs[item], ls);
+    it = list + next * ITEM_SIZE;
     next = (uint32_t)((next + 1) % a->kmax);
   }
+  memcpy(it, &a->locs[item], ls);
+  memcpy(it + ls, &a->hash[item], sizeof(uint64_t));
   memcpy(v, &count, 4);
   memcpy(v + 4, &next, 4);
   return RMADHT_UPDATE_STORE;
 }
 
 int interp_append(interp_state *s, size_t n, const double *inputs,
-                  const size_t *rows, const rmadht_location *locs,
-                  const int *wstatus) {
+                  const size_t *rows, const unsigned char *keys,
+                  const rmadht_location *locs, const int *wstatus) {
   size_t m = 0;
   for (size_t j = 0; j < n; j++) {
     if (wstatus[j] < 0) continue;
     /* The row was finite, or the cache would not have written it. */
     neighbour_key(s, inputs + rows[j] * s->n_in, s->bkeys + m * s->key_size);
+    s->new_hash[m] = XXH3_64bits(keys + j * s->key_size, s->key_size);
     s->new_locs[m++] = locs[j];
   }
-  struct append_arg a = {s->new_locs, s->kmax};
+  struct append_arg a = {s->new_locs, s->new_hash, s->kmax};
   int rc = rmadht_update_batch(s->index, m, s->bkeys, append_fn, &a,
                                s->ustatus, NULL);
   if (rc != RMADHT_OK) return rc;
@@ -263,38 +286,32 @@ static size_t distinct_key(interp_state *s, size_t *nb) {
   }
 }
 
-/* Takes the classes and quantities of the inputs of every entry read at
-   bucket b's locations, and marks the entries that no longer carry its
-   neighbour key (overwritten by another key, or evicted) as not found.
-   The key is rebuilt from the quantities, so each input's logarithm is
-   taken once per entry, not again by every row that uses it. */
+/* Marks the entries read at bucket b's locations whose key no longer has
+   the listed hash (overwritten by another key, or evicted) as not found,
+   and takes the classes and quantities of the others' inputs: once per
+   entry here rather than again by every row of the bucket. */
 static void prepare_entries(interp_state *s, size_t b) {
-  const unsigned char *key = s->bkeys + b * s->key_size;
   size_t n_in = s->n_in;
   for (size_t l = s->loc_first[b]; l < s->loc_first[b + 1]; l++) {
     if (s->lstatus[l] != RMADHT_OK) continue;
+    if (XXH3_64bits(s->lkeys + l * s->key_size, s->key_size) != s->lhash[l]) {
+      s->lstatus[l] = RMADHT_NOT_FOUND;
+      continue;
+    }
     const double *x = (const double *)(const void *)(s->lvals +
                                                      l * s->value_size) +
                       s->n_out;
     unsigned char *cls = s->lclass + l * n_in;
     double *q = s->lq + l * n_in;
-    int stale = 0;
-    for (size_t i = 0; i < n_in && !stale; i++) {
+    for (size_t i = 0; i < n_in; i++) {
       /* The cache writes finite inputs only; anything else is damage. */
       if (!isfinite(x[i])) {
-        stale = 1;
+        s->lstatus[l] = RMADHT_NOT_FOUND;
         break;
       }
       cls[i] = (unsigned char)round_class(x[i], s->zero_below);
       q[i] = round_quantity(x[i], cls[i], s->log10[i]);
-      unsigned char *k = s->skey + i * ROUND_KEY_BYTES;
-      if (s->digits[i] == 0)
-        memset(k, 0, ROUND_KEY_BYTES);
-      else
-        round_encode_quantity(cls[i], q[i], s->digits[i], s->log10[i], k);
-      stale = memcmp(k, key + i * ROUND_KEY_BYTES, ROUND_KEY_BYTES) != 0;
     }
-    if (stale) s->lstatus[l] = RMADHT_NOT_FOUND;
   }
 }
 
@@ -325,12 +342,16 @@ int interp_serve(interp_state *s, rmadht *table, size_t m,
        new), so this saves the read and the stale check where they would
        be wasted. */
     if (count < s->kmin) continue;
-    memcpy(s->locs + nl, v + BUCKET_HEADER, count * sizeof *s->locs);
-    nl += count;
+    for (uint32_t i = 0; i < count; i++, nl++) {
+      const unsigned char *it = v + BUCKET_HEADER + i * ITEM_SIZE;
+      memcpy(&s->locs[nl], it, sizeof(rmadht_location));
+      memcpy(&s->lhash[nl], it + sizeof(rmadht_location), sizeof(uint64_t));
+    }
   }
   s->loc_first[nb] = nl;
   if (nl > 0) {
-    rc = rmadht_read_loc_batch(table, nl, s->locs, NULL, s->lvals, s->lstatus);
+    rc = rmadht_read_loc_batch(table, nl, s->locs, s->lkeys, s->lvals,
+                               s->lstatus);
     if (rc != RMADHT_OK) return rc;
   }
   for (size_t b = 0; b < nb; b++) prepare_entries(s, b);
