@@ -337,10 +337,9 @@ int interp_serve(interp_state *s, rmadht *table, size_t m,
     memcpy(&count, v, 4);
     if (count > s->kmax) count = 0; /* damaged: as append_fn */
     /* Fewer listed than an interpolation needs: every row of this bucket
-       is refused whatever the entries hold, so they are not read.  Most
-       rows at an advancing front end here (their region of the inputs is
-       new), so this saves the read and the stale check where they would
-       be wasted. */
+       is refused whatever the entries hold, so they are not read.  Rows
+       at an advancing front, whose region of the inputs is new, end
+       here. */
     if (count < s->kmin) continue;
     for (uint32_t i = 0; i < count; i++, nl++) {
       const unsigned char *it = v + BUCKET_HEADER + i * ITEM_SIZE;

@@ -100,8 +100,9 @@ double round_quantity(double x, unsigned xclass, int log10_mode) {
   return xclass == 0 ? 0.0 : log10_mode ? log10(fabs(x)) : x;
 }
 
-void round_encode_quantity(unsigned xclass, double q, int digits,
-                           int log10_mode, unsigned char *out) {
+/* The key bytes of x from its class and quantity. */
+static void encode_quantity(unsigned xclass, double q, int digits,
+                            int log10_mode, unsigned char *out) {
   unsigned qclass = q == 0 ? 0u : q > 0 ? 1u : 2u;
   uint64_t sig = 0;
   int exp = 0;
@@ -120,8 +121,8 @@ int round_encode(double x, int digits, int log10_mode, double zero_below,
      arrives, not only in the cache's configuration. */
   if (!isfinite(x) || digits < 1 || digits > ROUND_MAX_DIGITS) return -1;
   unsigned xclass = round_class(x, zero_below);
-  round_encode_quantity(xclass, round_quantity(x, xclass, log10_mode), digits,
-                        log10_mode, out);
+  encode_quantity(xclass, round_quantity(x, xclass, log10_mode), digits,
+                  log10_mode, out);
   return 0;
 }
 

@@ -42,12 +42,6 @@ unsigned round_class(double x, double zero_below);
    else log10|x| in log10 mode, else x. */
 double round_quantity(double x, unsigned xclass, int log10_mode);
 
-/* round_encode from x's class and quantity (as the two above give them),
-   for a caller that needs the quantity too and should not take the
-   logarithm twice; digits must lie in 1..ROUND_MAX_DIGITS. */
-void round_encode_quantity(unsigned xclass, double q, int digits,
-                           int log10_mode, unsigned char *out);
-
 /* Encodes x into ROUND_KEY_BYTES bytes at out.  |x| < zero_below counts as
    0, and -0.0 as 0.0.  Returns 0, or -1 (out untouched) when x is NaN or
    infinite or digits is outside 1..ROUND_MAX_DIGITS. */
