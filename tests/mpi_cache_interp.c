@@ -8,7 +8,8 @@
  * interpolates, one restored into a new cache hits exactly and interpolates
  * once the rows are stored again.  One lookup mixing rows of a bucket with
  * enough neighbours and rows of one with too few listed (whose entries the
- * lookup does not read) serves the first and refuses the second.  The
+ * lookup does not read) serves the first and refuses the second; one
+ * store of rows of two buckets lists every row.  The
  * estimators' leave-one-out shortcut
  * is checked against refitting without each neighbour.
  */
@@ -250,6 +251,47 @@ static void test_mixed_buckets(void) {
   }
   CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
   CHECK(s.interpolated == NQ / 2 && s.refused_neighbours == NQ / 2);
+  check_sums(c);
+  CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
+}
+
+/* One store of rows of two buckets, interleaved: the appends go as one
+   update item per bucket, each carrying its rows' locations; every one
+   must be listed, which only a lookup needing all NPTS of a bucket shows
+   (min_neighbours = max_neighbours = NPTS). */
+static void test_grouped_appends(void) {
+  double tol[NOUT] = {1e-9, 1e-9};
+  rmadht_cache *c;
+  rmadht_cache_stats s;
+  rmadht_cache_config cfg = interp_config(RMADHT_INTERP_LINEAR, tol);
+  cfg.interp.max_neighbours = NPTS;
+  cfg.interp.min_neighbours = NPTS;
+  cfg.interp.radius = 10.0;
+  CHECK_RC(rmadht_cache_create(MPI_COMM_WORLD, &cfg, &c), RMADHT_OK);
+  if (!c) return;
+  if (rank == 0) {
+    double x[2 * NPTS * NIN], y[2 * NPTS * NOUT];
+    for (int j = 0; j < 2 * NPTS; j++) {
+      point_in(700u + (unsigned)j, j % 2 ? 2.0 : 1.0, 0.04, x + j * NIN);
+      f_linear(x + j * NIN, y + j * NOUT);
+    }
+    CHECK_RC(rmadht_cache_store(c, 2 * NPTS, x, y), RMADHT_OK);
+  }
+  CHECK_RC(rmadht_cache_flush(c), RMADHT_OK);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double x[NQ * NIN], out[NQ * NOUT], y[NOUT];
+  unsigned char st[NQ];
+  for (int q = 0; q < NQ; q++)
+    point_in(1000u + (unsigned)q, q % 2 ? 2.01 : 1.01, 0.02, x + q * NIN);
+  CHECK_RC(rmadht_cache_lookup(c, NQ, x, out, st), RMADHT_OK);
+  for (int q = 0; q < NQ; q++) {
+    CHECK(st[q] == RMADHT_CACHE_INTERPOLATED);
+    f_linear(x + q * NIN, y);
+    for (int o = 0; o < NOUT; o++)
+      CHECK(fabs(out[q * NOUT + o] - y[o]) <= tol[o]);
+  }
+  CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
+  CHECK(s.interpolated == NQ && s.index_dropped == 0);
   check_sums(c);
   CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
 }
@@ -551,6 +593,7 @@ int main(int argc, char **argv) {
   test_smooth();
   test_refusals();
   test_mixed_buckets();
+  test_grouped_appends();
   test_phase();
   test_concurrent_appends();
   test_dump_restore();

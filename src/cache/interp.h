@@ -34,10 +34,13 @@ typedef struct interp_state {
   size_t key_size, bucket_size, value_size;
 
   /* Lookup chunk: the distinct neighbour keys of its misses and their
-     buckets, then every location those list and the entries read there. */
+     buckets, then every location those list and the entries read there.
+     A store chunk uses bkeys, bucket_of, slots, loc_first, locs and lhash
+     likewise, for the distinct buckets of its rows and their new
+     locations. */
   unsigned char *bkeys, *bvals;
   int *bstatus;
-  size_t *bucket_of;          /* per missed row: its distinct key */
+  size_t *bucket_of;          /* per missed or stored row: its distinct key */
   int32_t *slots;             /* open addressing over bkeys, 2 * chunk */
   size_t *loc_first;          /* chunk + 1: bucket b's locations start */
   rmadht_location *locs;
@@ -45,11 +48,13 @@ typedef struct interp_state {
   unsigned char *lkeys, *lvals; /* exact keys and entries read there */
   int *lstatus;
   /* Per location read (n_in each): its inputs' classes and quantities
-     (round_class, round_quantity), taken once for the stale check and
-     then used by every row of the bucket. */
+     (round_class, round_quantity), taken once and then used by every row
+     of the bucket. */
   unsigned char *lclass;
   double *lq;
-  /* Store chunk: one update item per stored row. */
+  /* Store chunk: each stored row's new location and key hash, before
+     they are sorted by bucket into locs and lhash; one update status
+     per distinct bucket. */
   rmadht_location *new_locs;
   uint64_t *new_hash;
   int *ustatus;

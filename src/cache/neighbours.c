@@ -198,16 +198,43 @@ static int neighbour_key(const interp_state *s, const double *x,
 /* ---- Appends ----------------------------------------------------------- */
 
 struct append_arg {
-  const rmadht_location *locs; /* one per update item */
-  const uint64_t *hash;        /* of the exact key written at locs[item] */
+  const size_t *first;         /* item b's locations: [first[b], first[b+1]) */
+  const rmadht_location *locs;
+  const uint64_t *hash;        /* of the exact key written at locs[l] */
   size_t kmax;
 };
 
-/* Adds locs[item] with its key's hash to the bucket unless listed (then
-   only the hash is brought up to date: the slot may have been reused by
-   another key of this bucket): into a free place, else over the
-   oldest.  Runs again on a lost race, and depends on nothing but
-   its arguments, as rmadht_update_fn must. */
+/* Adds one location with its key's hash to the bucket's list unless
+   listed (then only the hash is brought up to date: the slot may have
+   been reused by another key of this bucket): into a free place, else
+   over the oldest.  1 if the list changed. */
+static int append_one(unsigned char *list, uint32_t *count, uint32_t *next,
+                      size_t kmax, const rmadht_location *loc,
+                      const uint64_t *hash) {
+  /* The value buffer promises no alignment: items by memcpy. */
+  const size_t ls = sizeof(rmadht_location);
+  for (uint32_t i = 0; i < *count; i++) {
+    unsigned char *it = list + i * ITEM_SIZE;
+    if (memcmp(it, loc, ls) != 0) continue;
+    if (memcmp(it + ls, hash, sizeof(uint64_t)) == 0) return 0;
+    memcpy(it + ls, hash, sizeof(uint64_t));
+    return 1;
+  }
+  unsigned char *it;
+  if (*count < kmax) {
+    it = list + (*count)++ * ITEM_SIZE;
+  } else {
+    it = list + *next * ITEM_SIZE;
+    *next = (uint32_t)((*next + 1) % kmax);
+  }
+  memcpy(it, loc, ls);
+  memcpy(it + ls, hash, sizeof(uint64_t));
+  return 1;
+}
+
+/* Adds every location of update item (distinct bucket) item to it.  Runs
+   again on a lost race, and depends on nothing but its arguments, as
+   rmadht_update_fn must. */
 static int append_fn(void *arg, size_t item, const void *key, void *value,
                      int found) {
   (void)key;
@@ -221,48 +248,53 @@ static int append_fn(void *arg, size_t item, const void *key, void *value,
   /* Every rank has the same kmax (the cache compares configurations), so
      larger numbers can only come from a damaged value: start afresh. */
   if (count > a->kmax || next >= a->kmax) count = next = 0;
-  /* The value buffer promises no alignment: items by memcpy. */
-  const size_t ls = sizeof(rmadht_location);
-  unsigned char *list = v + BUCKET_HEADER;
-  for (uint32_t i = 0; i < count; i++) {
-    unsigned char *it = list + i * ITEM_SIZE;
-    if (memcmp(it, &a->locs[item], ls) != 0) continue;
-    if (memcmp(it + ls, &a->hash[item], sizeof(uint64_t)) == 0)
-      return RMADHT_UPDATE_KEEP;
-    memcpy(it + ls, &a->hash[item], sizeof(uint64_t));
-    return RMADHT_UPDATE_STORE;
-  }
-  unsigned char *it;
-  if (count < a->kmax) {
-    it = list + count++ * ITEM_SIZE;
-  } else {
-    it = list + next * ITEM_SIZE;
-    next = (uint32_t)((next + 1) % a->kmax);
-  }
-  memcpy(it, &a->locs[item], ls);
-  memcpy(it + ls, &a->hash[item], sizeof(uint64_t));
+  int changed = !found;
+  for (size_t l = a->first[item]; l < a->first[item + 1]; l++)
+    changed |= append_one(v + BUCKET_HEADER, &count, &next, a->kmax,
+                          &a->locs[l], &a->hash[l]);
+  if (!changed) return RMADHT_UPDATE_KEEP;
   memcpy(v, &count, 4);
   memcpy(v + 4, &next, 4);
   return RMADHT_UPDATE_STORE;
 }
 
+static size_t distinct_key(interp_state *s, size_t *nb);
+
 int interp_append(interp_state *s, size_t n, const double *inputs,
                   const size_t *rows, const unsigned char *keys,
                   const rmadht_location *locs, const int *wstatus) {
-  size_t m = 0;
+  /* Rows of one store often share a bucket (neighbouring cells of a work
+     package have similar inputs): one update item per distinct bucket,
+     carrying all its new locations, rather than one per row. */
+  for (size_t h = 0; h < 2 * s->chunk; h++) s->slots[h] = -1;
+  size_t m = 0, nb = 0;
   for (size_t j = 0; j < n; j++) {
     if (wstatus[j] < 0) continue;
     /* The row was finite, or the cache would not have written it. */
-    neighbour_key(s, inputs + rows[j] * s->n_in, s->bkeys + m * s->key_size);
+    neighbour_key(s, inputs + rows[j] * s->n_in, s->skey);
+    s->bucket_of[m] = distinct_key(s, &nb);
     s->new_hash[m] = XXH3_64bits(keys + j * s->key_size, s->key_size);
     s->new_locs[m++] = locs[j];
   }
-  struct append_arg a = {s->new_locs, s->new_hash, s->kmax};
-  int rc = rmadht_update_batch(s->index, m, s->bkeys, append_fn, &a,
+  /* Counting sort of the rows by bucket, stable, into the append lists. */
+  memset(s->loc_first, 0, (nb + 1) * sizeof *s->loc_first);
+  for (size_t j = 0; j < m; j++) s->loc_first[s->bucket_of[j] + 1]++;
+  for (size_t b = 0; b < nb; b++) s->loc_first[b + 1] += s->loc_first[b];
+  for (size_t j = 0; j < m; j++) {
+    size_t at = s->loc_first[s->bucket_of[j]]++;
+    s->locs[at] = s->new_locs[j];
+    s->lhash[at] = s->new_hash[j];
+  }
+  /* The loop above advanced each start to the next one's: shift back. */
+  for (size_t b = nb; b > 0; b--) s->loc_first[b] = s->loc_first[b - 1];
+  s->loc_first[0] = 0;
+  struct append_arg a = {s->loc_first, s->locs, s->lhash, s->kmax};
+  int rc = rmadht_update_batch(s->index, nb, s->bkeys, append_fn, &a,
                                s->ustatus, NULL);
   if (rc != RMADHT_OK) return rc;
-  for (size_t j = 0; j < m; j++)
-    if (s->ustatus[j] < 0) s->index_dropped++;
+  for (size_t b = 0; b < nb; b++)
+    if (s->ustatus[b] < 0)
+      s->index_dropped += s->loc_first[b + 1] - s->loc_first[b];
   return RMADHT_OK;
 }
 
