@@ -6,8 +6,13 @@
  * neighbour key lose no location; bad settings fail alike on every rank;
  * the counters add up; a dump restored into the same cache still
  * interpolates, one restored into a new cache hits exactly and interpolates
- * once the rows are stored again.  The estimators' leave-one-out shortcut
- * is checked against refitting without each neighbour.
+ * once the rows are stored again.  One lookup mixing rows of a bucket with
+ * enough neighbours and rows of one with too few listed (whose entries the
+ * lookup does not read) serves the first and refuses the second; one
+ * store of rows of two buckets lists every row.  Entries removed through
+ * the exact table by one rank, flushed, leave too few neighbours on every
+ * rank.  The estimators' leave-one-out shortcut is checked against
+ * refitting without each neighbour.
  */
 #include <math.h>
 #include <stdio.h>
@@ -206,6 +211,92 @@ static void test_outside(enum rmadht_interp_method method) {
   CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
 }
 
+/* Rows of a full bucket and of one listing fewer than min_neighbours,
+   interleaved in one lookup: the short bucket's locations are not read,
+   which must not shift the others' (each row still meets its own
+   neighbours), so the first rows are served from f and the second refused
+   for too few neighbours. */
+static void test_mixed_buckets(void) {
+  double tol[NOUT] = {1e-9, 1e-9};
+  rmadht_cache *c;
+  rmadht_cache_stats s;
+  rmadht_cache_config cfg = interp_config(RMADHT_INTERP_LINEAR, tol);
+  CHECK_RC(rmadht_cache_create(MPI_COMM_WORLD, &cfg, &c), RMADHT_OK);
+  if (!c) return;
+  store_points(c, NPTS, 0, f_linear);
+  /* Four rows (one fewer than needed) in the bucket of 2.0, which covers
+     [1.995, 2.05) at 2 digits; rank 0 stores them. */
+  if (rank == 0)
+    for (unsigned i = 0; i < 4; i++) {
+      double x[NIN], y[NOUT];
+      point_in(500u + i, 2.0, 0.04, x);
+      f_linear(x, y);
+      CHECK_RC(rmadht_cache_store(c, 1, x, y), RMADHT_OK);
+    }
+  CHECK_RC(rmadht_cache_flush(c), RMADHT_OK);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double x[NQ * NIN], out[NQ * NOUT], y[NOUT];
+  unsigned char st[NQ];
+  for (int q = 0; q < NQ; q++)
+    point_in(1000u + (unsigned)q, q % 2 ? 2.01 : 1.01, 0.02, x + q * NIN);
+  CHECK_RC(rmadht_cache_lookup(c, NQ, x, out, st), RMADHT_OK);
+  for (int q = 0; q < NQ; q++) {
+    if (q % 2) {
+      CHECK(st[q] == RMADHT_CACHE_MISS && isnan(out[q * NOUT]));
+      continue;
+    }
+    CHECK(st[q] == RMADHT_CACHE_INTERPOLATED);
+    f_linear(x + q * NIN, y);
+    for (int o = 0; o < NOUT; o++)
+      CHECK(fabs(out[q * NOUT + o] - y[o]) <= tol[o]);
+  }
+  CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
+  CHECK(s.interpolated == NQ / 2 && s.refused_neighbours == NQ / 2);
+  check_sums(c);
+  CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
+}
+
+/* One store of rows of two buckets, interleaved: the appends go as one
+   update item per bucket, each carrying its rows' locations; every one
+   must be listed, which only a lookup needing all NPTS of a bucket shows
+   (min_neighbours = max_neighbours = NPTS). */
+static void test_grouped_appends(void) {
+  double tol[NOUT] = {1e-9, 1e-9};
+  rmadht_cache *c;
+  rmadht_cache_stats s;
+  rmadht_cache_config cfg = interp_config(RMADHT_INTERP_LINEAR, tol);
+  cfg.interp.max_neighbours = NPTS;
+  cfg.interp.min_neighbours = NPTS;
+  cfg.interp.radius = 10.0;
+  CHECK_RC(rmadht_cache_create(MPI_COMM_WORLD, &cfg, &c), RMADHT_OK);
+  if (!c) return;
+  if (rank == 0) {
+    double x[2 * NPTS * NIN], y[2 * NPTS * NOUT];
+    for (int j = 0; j < 2 * NPTS; j++) {
+      point_in(700u + (unsigned)j, j % 2 ? 2.0 : 1.0, 0.04, x + j * NIN);
+      f_linear(x + j * NIN, y + j * NOUT);
+    }
+    CHECK_RC(rmadht_cache_store(c, 2 * NPTS, x, y), RMADHT_OK);
+  }
+  CHECK_RC(rmadht_cache_flush(c), RMADHT_OK);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double x[NQ * NIN], out[NQ * NOUT], y[NOUT];
+  unsigned char st[NQ];
+  for (int q = 0; q < NQ; q++)
+    point_in(1000u + (unsigned)q, q % 2 ? 2.01 : 1.01, 0.02, x + q * NIN);
+  CHECK_RC(rmadht_cache_lookup(c, NQ, x, out, st), RMADHT_OK);
+  for (int q = 0; q < NQ; q++) {
+    CHECK(st[q] == RMADHT_CACHE_INTERPOLATED);
+    f_linear(x + q * NIN, y);
+    for (int o = 0; o < NOUT; o++)
+      CHECK(fabs(out[q * NOUT + o] - y[o]) <= tol[o]);
+  }
+  CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
+  CHECK(s.interpolated == NQ && s.index_dropped == 0);
+  check_sums(c);
+  CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
+}
+
 static void test_refusals(void) {
   double tol[NOUT] = {0.1, 0.1};
   rmadht_cache *c;
@@ -311,6 +402,93 @@ static void test_phase(void) {
   }
   check_sums(c);
   CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
+}
+
+/* Removed entries are stale neighbours.  The cache has no remove of its
+   own; its exact table (rmadht_cache_get_table) is the route, and the only
+   public way to an entry's key is to read the slots by location, whose
+   values end with the exact inputs.  The last rank removes 16 of the
+   bucket's 20 rows that way, in every mode, and flushes; after a barrier
+   every rank's lookups find 4 of the 20 listed locations live, one fewer
+   than min_neighbours, and are refused for too few neighbours.  The
+   removal must be flushed (a remove is a write, visible to other ranks
+   after rmadht_flush) and the lookups must wait for it (the barrier):
+   without them the other ranks' lookups can run before the removal and
+   still interpolate (seen on 4 ranks); so must the removal wait for the
+   lookups before it (the first barrier). */
+static void test_removed_neighbours(void) {
+  enum { GONE = 16, SCAN = 1024 };
+  double tol[NOUT] = {1e-9, 1e-9};
+  static const enum rmadht_mode modes[] = {
+      RMADHT_LOCK_FREE, RMADHT_FINE_LOCK, RMADHT_COARSE_LOCK};
+  for (int m = 0; m < 3; m++) {
+    rmadht_cache_config cfg = interp_config(RMADHT_INTERP_LINEAR, tol);
+    cfg.mode = modes[m];
+    rmadht_cache *c;
+    CHECK_RC(rmadht_cache_create(MPI_COMM_WORLD, &cfg, &c), RMADHT_OK);
+    if (!c) return;
+    store_points(c, NPTS, 0, f_linear);
+    CHECK(query_points(c, f_linear, tol, 1.0) == NQ);
+    /* No rank may still be looking up when the removal starts. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    rmadht *t = NULL;
+    CHECK_RC(rmadht_cache_get_table(c, &t), RMADHT_OK);
+    rmadht_info info;
+    CHECK_RC(rmadht_get_info(t, &info), RMADHT_OK);
+    int removed = 0;
+    if (rank == nranks - 1) {
+      static rmadht_location locs[SCAN];
+      static int status[SCAN];
+      unsigned char *keys = malloc(SCAN * info.key_size);
+      unsigned char *vals = malloc(SCAN * info.value_size);
+      CHECK(keys && vals);
+      for (int q = 0; q < nranks && keys && vals; q++)
+        for (uint64_t at = 0; at < info.slots_per_rank; at += SCAN) {
+          size_t n = info.slots_per_rank - at < SCAN
+                         ? (size_t)(info.slots_per_rank - at) : SCAN;
+          for (size_t j = 0; j < n; j++)
+            CHECK_RC(rmadht_location_join(t, q, at + j, &locs[j]), RMADHT_OK);
+          CHECK_RC(rmadht_read_loc_batch(t, n, locs, keys, vals, status),
+                   RMADHT_OK);
+          for (size_t j = 0; j < n; j++) {
+            if (status[j] != RMADHT_OK) continue;
+            double x[NIN], p[NIN];
+            memcpy(x, vals + j * info.value_size + NOUT * sizeof(double),
+                   sizeof x);
+            for (int i = 0; i < GONE; i++) {
+              point((unsigned)i, p);
+              if (memcmp(x, p, sizeof x) != 0) continue;
+              CHECK_RC(rmadht_remove(t, keys + j * info.key_size), RMADHT_OK);
+              removed++;
+            }
+          }
+        }
+      free(keys);
+      free(vals);
+      CHECK(removed == GONE);
+    }
+    CHECK_RC(rmadht_flush(t), RMADHT_OK);
+    MPI_Barrier(MPI_COMM_WORLD);
+    rmadht_cache_stats before, after;
+    CHECK_RC(rmadht_cache_get_stats(c, &before), RMADHT_OK);
+    CHECK(query_points(c, f_linear, tol, 1.0) == 0);
+    CHECK_RC(rmadht_cache_get_stats(c, &after), RMADHT_OK);
+    CHECK(after.refused_neighbours - before.refused_neighbours == NQ &&
+          after.interpolated == before.interpolated);
+    /* The rows kept still hit; a removed one misses and is refused. */
+    double x[NIN], y[NOUT], out[NOUT];
+    unsigned char st;
+    point(GONE, x);
+    f_linear(x, y);
+    CHECK_RC(rmadht_cache_lookup(c, 1, x, out, &st), RMADHT_OK);
+    CHECK(st == RMADHT_CACHE_HIT && out[0] == y[0] && out[1] == y[1]);
+    point(0, x);
+    CHECK_RC(rmadht_cache_lookup(c, 1, x, out, &st), RMADHT_OK);
+    CHECK(st == RMADHT_CACHE_MISS);
+    check_sums(c);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
+  }
 }
 
 /* Every rank appends to one neighbour key at once: NPTS rows in all, one
@@ -502,8 +680,11 @@ int main(int argc, char **argv) {
   test_bad_settings();
   test_smooth();
   test_refusals();
+  test_mixed_buckets();
+  test_grouped_appends();
   test_phase();
   test_concurrent_appends();
+  test_removed_neighbours();
   test_dump_restore();
   int rc = check_finish("mpi_cache_interp");
   MPI_Finalize();

@@ -256,6 +256,30 @@ static void test_nonfinite(void) {
   CHECK(round_encode_row(row, 3, digits, NULL, 0, key) == 0);
 }
 
+/* The class and quantity the neighbour index takes of an entry's inputs
+   are the ones its keys are made of: the class is byte 0's, the quantity
+   0 for class 0, x itself in raw mode and log10|x| in log10 mode. */
+static void test_class_quantity(void) {
+  const double xs[] = {0.0,  -0.0,   1e-14, -1e-14, 1e-13, 3.25e-7, -3.25e-7,
+                       1.0,  -1.0,   0.5,   12345.678, -9.9995, 1e300,
+                       5e-324};
+  const double floors[] = {0.0, 1e-13};
+  for (size_t n = 0; n < sizeof xs / sizeof xs[0]; n++)
+    for (int lg = 0; lg < 2; lg++)
+      for (int f = 0; f < 2; f++) {
+        unsigned char k[ROUND_KEY_BYTES];
+        double x = xs[n];
+        CHECK(round_encode(x, 5, lg, floors[f], k) == 0);
+        unsigned cls = round_class(x, floors[f]);
+        CHECK(cls == (k[0] & 3u));
+        double q = round_quantity(x, cls, lg);
+        if (cls == 0)
+          CHECK(q == 0);
+        else
+          CHECK(q == (lg ? log10(fabs(x)) : x));
+      }
+}
+
 int main(void) {
   test_boundaries();
   test_decades();
@@ -265,5 +289,6 @@ int main(void) {
   test_signs_zero_floor();
   test_log10();
   test_nonfinite();
+  test_class_quantity();
   return check_finish("unit_round");
 }

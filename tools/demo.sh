@@ -31,7 +31,7 @@ if [ -f scenarios/dolktz.toml ]; then
   # dol2d's interpolation settings (scenarios/dol2d.toml), on dolktz's rounding.
   echo "== dolktz: rmadht surrogate cache interpolating its misses, 3 ranks"
   "$mpiexec" -n 3 rtsim run scenarios/dolktz.toml out/ktz_interp --dht --interpolate \
-    --interp-tolerance 3e-9 --interp-neighbours 10:30 --interp-radius 0.5 --progress
+    --interp-tolerance 1e-8 --interp-neighbours 10:60 --interp-radius 1 --progress
   echo "== dolktz: interpolating against the reference"
   rtsim compare out/ktz_ref out/ktz_interp
 fi

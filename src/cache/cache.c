@@ -296,7 +296,8 @@ static int store_chunk(rmadht_cache *c, size_t n, const double *inputs,
     else
       c->dropped++;
   }
-  return c->ip ? interp_append(c->ip, m, inputs, c->row, c->wlocs, c->status)
+  return c->ip ? interp_append(c->ip, m, inputs, c->row, c->keys, c->wlocs,
+                               c->status)
                : RMADHT_OK;
 }
 

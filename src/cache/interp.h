@@ -29,25 +29,40 @@ typedef struct interp_state {
   size_t index_bytes;
 
   rmadht *index;              /* neighbour index; NULL until created */
-  size_t key_size, bucket_size, value_size; /* value_size: exact entry's */
+  /* key_size: a neighbour key's, and an exact key's alike (n_in rounded
+     inputs); value_size: an exact entry's. */
+  size_t key_size, bucket_size, value_size;
 
   /* Lookup chunk: the distinct neighbour keys of its misses and their
-     buckets, then every location those list and the entries read there. */
+     buckets, then every location those list and the entries read there.
+     A store chunk uses bkeys, bucket_of, slots, loc_first, locs and lhash
+     likewise, for the distinct buckets of its rows and their new
+     locations. */
   unsigned char *bkeys, *bvals;
   int *bstatus;
-  size_t *bucket_of;          /* per missed row: its distinct key */
+  size_t *bucket_of;          /* per missed or stored row: its distinct key */
   int32_t *slots;             /* open addressing over bkeys, 2 * chunk */
   size_t *loc_first;          /* chunk + 1: bucket b's locations start */
   rmadht_location *locs;
-  unsigned char *lvals;
+  uint64_t *lhash;            /* hash of the exact key listed with each */
+  unsigned char *lkeys, *lvals; /* exact keys and entries read there */
   int *lstatus;
-  /* Store chunk: one update item per stored row. */
+  /* Per location read (n_in each): its inputs' classes and quantities
+     (round_class, round_quantity), taken once and then used by every row
+     of the bucket. */
+  unsigned char *lclass;
+  double *lq;
+  /* Store chunk: each stored row's new location and key hash, before
+     they are sorted by bucket into locs and lhash; one update status
+     per distinct bucket. */
   rmadht_location *new_locs;
+  uint64_t *new_hash;
   int *ustatus;
   /* One row's neighbours: scaled coordinates (kmax x n_in) and outputs
      (kmax x n_out); est: estimate and error (2 x n_out); scale: cell
      widths and the query's rounded quantities (2 x n_in). */
   double *u, *y, *work, *est, *scale;
+  unsigned char *qclass;      /* the row's input classes (n_in) */
   unsigned char *skey;        /* one neighbour key */
 
   uint64_t interpolated, refused_neighbours, refused_outside, refused_phase,
@@ -77,11 +92,12 @@ int interp_create_index(MPI_Comm comm, interp_state *s,
 int interp_free(interp_state *s);
 
 /* Appends the locations of n freshly written entries, whose exact inputs
-   are rows[j] of inputs (n_in doubles each), to their buckets: one
-   rmadht_update_batch.  Entries whose write failed have status < 0. */
+   are rows[j] of inputs (n_in doubles each) and whose exact keys are
+   packed in keys, to their buckets: one rmadht_update_batch.  Entries
+   whose write failed have status < 0. */
 int interp_append(interp_state *s, size_t n, const double *inputs,
-                  const size_t *rows, const rmadht_location *locs,
-                  const int *wstatus);
+                  const size_t *rows, const unsigned char *keys,
+                  const rmadht_location *locs, const int *wstatus);
 
 /* Serves the m missed rows rows[j] of inputs where it can: fetches their
    buckets and neighbours from table (two batch calls for all), then sets
@@ -92,13 +108,15 @@ int interp_serve(interp_state *s, rmadht *table, size_t m,
                  unsigned char *hit);
 
 /* Decides one missed row x from the nloc entries read at its bucket's
-   locations (values vals, read status status; stale ones not RMADHT_OK):
-   0 served (out holds the estimate), 1 too few neighbours within the
+   locations (values vals, read status status, stale ones not RMADHT_OK;
+   classes lclass and quantities lq of their inputs, n_in per entry): 0
+   served (out holds the estimate), 1 too few neighbours within the
    radius, 2 a flagged phase disagrees, 3 error estimate over tolerance or
    none possible, 4 within tolerance at the neighbours but not once scaled
    by the extrapolation factor. */
 int interp_row(interp_state *s, const double *x, size_t nloc,
-               const unsigned char *vals, const int *status, double *out);
+               const unsigned char *vals, const int *status,
+               const unsigned char *lclass, const double *lq, double *out);
 
 /* Completes this rank's appends. */
 int interp_flush(interp_state *s);

@@ -26,12 +26,12 @@
    cannot be predicted from the others: no error estimate. */
 #define MIN_FREEDOM 1e-6
 
-/* Work layout: act (d), a (p x p), b (p x m), x (p), z (p), then m for
-   inverse distance's leave-one-out estimates. */
+/* Work layout: act (d), a (p x p), z ((kmax + 1) x p: L^-1 x_j of every
+   neighbour, then of the query), c (p x m), x (p), then m for inverse
+   distance's leave-one-out estimates. */
 size_t interp_work_doubles(size_t kmax, size_t d, size_t m) {
   size_t p = d + 1;
-  (void)kmax;
-  return d + p * p + p * m + 2 * p + m;
+  return d + p * p + (kmax + 1) * p + p * m + p + m;
 }
 
 /* ---- The neighbours' cloud ------------------------------------------------
@@ -73,39 +73,24 @@ static void design_row(const double *uj, const double *act, size_t da,
   for (size_t i = 0; i < da; i++) x[i + 1] = uj ? uj[(size_t)act[i]] : 0.0;
 }
 
-/* In-place lower Cholesky of the p x p matrix a; -1 if not positive. */
+/* In-place lower Cholesky factor L of the p x p matrix a, with the
+   reciprocals of its diagonal stored on the diagonal (forward() then
+   multiplies where it would divide, once per point); -1 if not
+   positive. */
 static int cholesky(double *a, size_t p) {
   for (size_t j = 0; j < p; j++) {
     double s = a[j * p + j];
     for (size_t l = 0; l < j; l++) s -= a[j * p + l] * a[j * p + l];
     if (!(s > 0)) return -1;
-    double piv = sqrt(s);
-    a[j * p + j] = piv;
+    double inv = 1 / sqrt(s);
+    a[j * p + j] = inv;
     for (size_t i = j + 1; i < p; i++) {
       double t = a[i * p + j];
       for (size_t l = 0; l < j; l++) t -= a[i * p + l] * a[j * p + l];
-      a[i * p + j] = t / piv;
+      a[i * p + j] = t * inv;
     }
   }
   return 0;
-}
-
-/* Solves L z = b in place (b of p items, stride s between them). */
-static void forward(const double *l, size_t p, double *b, size_t s) {
-  for (size_t i = 0; i < p; i++) {
-    double t = b[i * s];
-    for (size_t j = 0; j < i; j++) t -= l[i * p + j] * b[j * s];
-    b[i * s] = t / l[i * p + i];
-  }
-}
-
-/* Solves L' z = b in place. */
-static void backward(const double *l, size_t p, double *b, size_t s) {
-  for (size_t i = p; i-- > 0;) {
-    double t = b[i * s];
-    for (size_t j = i + 1; j < p; j++) t -= l[j * p + i] * b[j * s];
-    b[i * s] = t / l[i * p + i];
-  }
 }
 
 /* Builds A = X'X plus the ridge into a and factors it: 0, or -1 when it is
@@ -127,23 +112,37 @@ static int factor_normal(size_t k, size_t d, const double *u,
   return cholesky(a, p);
 }
 
-/* x' A^-1 x from the factor l: |L^-1 x|^2; z is scratch. */
-static double leverage(const double *l, size_t p, const double *x,
-                       double *z) {
-  memcpy(z, x, p * sizeof *z);
-  forward(l, p, z, 1);
+/* z = L^-1 x for the factor l of cholesky(), by forward substitution. */
+static void forward(const double *l, size_t p, const double *x, double *z) {
+  for (size_t i = 0; i < p; i++) {
+    double t = x[i];
+    for (size_t j = 0; j < i; j++) t -= l[i * p + j] * z[j];
+    z[i] = t * l[i * p + i];
+  }
+}
+
+static double norm2(const double *z, size_t p) {
   double h = 0;
   for (size_t r = 0; r < p; r++) h += z[r] * z[r];
   return h;
 }
 
-/* The extrapolation factor from the factor l of A: 1 when the query's
-   leverage is at most hmax, the largest of the neighbours'. */
-static double extrapolation(const double *l, size_t p, size_t k, double hmax,
-                            const double *act, size_t da, double *x,
-                            double *z) {
-  design_row(NULL, act, da, x);
-  double hq = leverage(l, p, x, z), base = 1.0 / (double)k;
+/* Row j of z (p each) = L^-1 x_j for every neighbour, row k = L^-1 x of
+   the query.  A point's leverage x' A^-1 x is then |L^-1 x|^2, and the
+   fit needs nothing else (interp_linear).  x is scratch. */
+static void whiten(const double *l, size_t p, size_t k, size_t d,
+                   const double *u, const double *act, size_t da, double *z,
+                   double *x) {
+  for (size_t j = 0; j <= k; j++) {
+    design_row(j < k ? u + j * d : NULL, act, da, x);
+    forward(l, p, x, z + j * p);
+  }
+}
+
+/* The extrapolation factor from the leverages of the query, hq, and of
+   the farthest neighbour, hmax: 1 when hq <= hmax. */
+static double extrapolation(size_t k, double hmax, double hq) {
+  double base = 1.0 / (double)k;
   if (!(hq > hmax)) return 1;
   /* hmax > 1/k whenever some neighbour lies off the centroid, which an
      input that varies guarantees; with none varying, hq = 1/k. */
@@ -208,19 +207,19 @@ int interp_idw(size_t k, size_t d, const double *u, size_t m, const double *y,
                double *pred, double *err, double *extrap, double *work) {
   double *act = work, *a = act + d;
   size_t da = active_inputs(k, d, u, act), p = da + 1;
-  double *x = a + p * p, *z = x + p, *acc = z + p;
+  double *z = a + p * p, *c = z + (k + 1) * p, *x = c + p * m, *acc = x + p;
   *extrap = 1;
   /* Too few neighbours to give the cloud a shape in every input that
      varies: no factor (the radius alone bounds the reach). */
   if (k >= p + 1) {
     if (factor_normal(k, d, u, act, da, a, x) != 0) return INTERP_NO_ESTIMATE;
+    whiten(a, p, k, d, u, act, da, z, x);
     double hmax = 0;
     for (size_t j = 0; j < k; j++) {
-      design_row(u + j * d, act, da, x);
-      double h = leverage(a, p, x, z);
+      double h = norm2(z + j * p, p);
       if (h > hmax) hmax = h;
     }
-    *extrap = extrapolation(a, p, k, hmax, act, da, x, z);
+    *extrap = extrapolation(k, hmax, norm2(z + k * p, p));
   }
   return idw_only(k, d, u, m, y, pred, err, acc);
 }
@@ -229,47 +228,57 @@ int interp_idw(size_t k, size_t d, const double *u, size_t m, const double *y,
 
    y ~ b0 + b.u over the neighbours, with u relative to the query so that
    b0 is the estimate there.  Normal equations A b = X'y with A = X'X plus
-   a tiny ridge on the slopes, by Cholesky.  The fit is a linear smoother
-   y^ = H y with H = X A^-1 X', for which leaving neighbour j out changes
-   its residual to r_j / (1 - H_jj) exactly (ridge included), so the
-   leave-one-out residuals come from one fit instead of k. */
+   a tiny ridge on the slopes, by Cholesky A = L L'.  The fit is a linear
+   smoother y^ = H y with H = X A^-1 X', for which leaving neighbour j out
+   changes its residual to r_j / (1 - H_jj) exactly (ridge included), so
+   the leave-one-out residuals come from one fit instead of k.
+
+   With z_j = L^-1 x_j and c = L^-1 X'y = sum_j z_j y_j', every quantity
+   is a dot product of z's: H_jj = |z_j|^2, the fitted value at neighbour
+   j is x_j' A^-1 X'y = z_j . c, and the estimate at the query (design row
+   x_0 = (1, 0, ...)) is z_0 . c, whose leverage |z_0|^2 the extrapolation
+   factor needs anyway.  So one forward substitution per point is all the
+   solving there is: no backward substitution, no slopes. */
 
 int interp_linear(size_t k, size_t d, const double *u, size_t m,
                   const double *y, double *pred, double *err, double *extrap,
                   double *work) {
   double *act = work, *a = act + d;
   size_t da = active_inputs(k, d, u, act), p = da + 1;
-  double *b = a + p * p, *x = b + p * m, *z = x + p;
+  double *z = a + p * p, *c = z + (k + 1) * p, *x = c + p * m, *acc = x + p;
   *extrap = 1;
   /* One residual degree of freedom at least, else inverse distance. */
-  if (k < p + 1) return idw_only(k, d, u, m, y, pred, err, z + p);
+  if (k < p + 1) return idw_only(k, d, u, m, y, pred, err, acc);
   if (factor_normal(k, d, u, act, da, a, x) != 0) return INTERP_NO_ESTIMATE;
-  memset(b, 0, p * m * sizeof *b);
+  whiten(a, p, k, d, u, act, da, z, x);
+  memset(c, 0, p * m * sizeof *c);
   for (size_t j = 0; j < k; j++) {
-    design_row(u + j * d, act, da, x);
+    const double *zj = z + j * p, *yj = y + j * m;
     for (size_t r = 0; r < p; r++)
-      for (size_t o = 0; o < m; o++) b[r * m + o] += x[r] * y[j * m + o];
+      for (size_t o = 0; o < m; o++) c[r * m + o] += zj[r] * yj[o];
   }
+  const double *z0 = z + k * p;
   for (size_t o = 0; o < m; o++) {
-    forward(a, p, b + o, m);
-    backward(a, p, b + o, m);
-    pred[o] = b[o];
+    double t = 0;
+    for (size_t r = 0; r < p; r++) t += z0[r] * c[r * m + o];
+    pred[o] = t;
     err[o] = 0;
   }
   double hmax = 0;
   for (size_t j = 0; j < k; j++) {
-    design_row(u + j * d, act, da, x);
-    double h = leverage(a, p, x, z);
+    const double *zj = z + j * p;
+    double h = norm2(zj, p);
     if (h > hmax) hmax = h;
     if (!(1 - h >= MIN_FREEDOM)) return INTERP_NO_ESTIMATE;
+    double inv = 1 / (1 - h);
     for (size_t o = 0; o < m; o++) {
       double fit = 0;
-      for (size_t r = 0; r < p; r++) fit += x[r] * b[r * m + o];
-      double e = fabs(y[j * m + o] - fit) / (1 - h);
+      for (size_t r = 0; r < p; r++) fit += zj[r] * c[r * m + o];
+      double e = fabs(y[j * m + o] - fit) * inv;
       if (!(e <= err[o])) err[o] = e;
     }
   }
-  *extrap = extrapolation(a, p, k, hmax, act, da, x, z);
+  *extrap = extrapolation(k, hmax, norm2(z0, p));
   return 0;
 }
 
@@ -291,34 +300,21 @@ enum {
   ROW_OUTSIDE = 4
 };
 
-/* 0 zero (below the floor), 1 positive, 2 negative: as the key's class. */
-static int input_class(double x, double zero_below) {
-  double a = fabs(x);
-  return (a == 0 || a < zero_below) ? 0 : x > 0 ? 1 : 2;
-}
-
-static double quantity(const interp_state *s, size_t i, double x) {
-  if (input_class(x, s->zero_below) == 0) return 0;
-  return s->log10[i] ? log10(fabs(x)) : x;
-}
-
-/* The exact inputs of the entry read at neighbour j. */
-static const double *entry_inputs(const interp_state *s,
-                                  const unsigned char *vals, size_t j) {
-  return (const double *)(const void *)(vals + j * s->value_size) + s->n_out;
-}
-
 static const double *entry_outputs(const interp_state *s,
                                    const unsigned char *vals, size_t j) {
   return (const double *)(const void *)(vals + j * s->value_size);
 }
 
-/* Cell widths into scale[0..n_in), the query's quantities after them. */
+/* Cell widths into scale[0..n_in), the query's quantities after them;
+   the query's classes into qclass. */
 static void row_scale(interp_state *s, const double *x, size_t nloc,
-                      const unsigned char *vals, const int *status) {
-  double *width = s->scale, *q = s->scale + s->n_in;
-  for (size_t i = 0; i < s->n_in; i++) {
-    q[i] = quantity(s, i, x[i]);
+                      const int *status, const unsigned char *lclass,
+                      const double *lq, unsigned char *qclass) {
+  size_t n_in = s->n_in;
+  double *width = s->scale, *q = s->scale + n_in;
+  for (size_t i = 0; i < n_in; i++) {
+    qclass[i] = (unsigned char)round_class(x[i], s->zero_below);
+    q[i] = round_quantity(x[i], qclass[i], s->log10[i]);
     width[i] = 1;
     if (s->digits[i] > 0) {
       if (q[i] != 0) {
@@ -329,13 +325,11 @@ static void row_scale(interp_state *s, const double *x, size_t nloc,
       }
       continue;
     }
-    int cq = input_class(x[i], s->zero_below);
     double lo = q[i], hi = q[i];
     for (size_t j = 0; j < nloc; j++) {
       if (status[j] != RMADHT_OK) continue;
-      double xj = entry_inputs(s, vals, j)[i];
-      if (s->log10[i] && input_class(xj, s->zero_below) != cq) continue;
-      double v = quantity(s, i, xj);
+      if (s->log10[i] && lclass[j * n_in + i] != qclass[i]) continue;
+      double v = lq[j * n_in + i];
       if (v < lo) lo = v;
       if (v > hi) hi = v;
     }
@@ -344,20 +338,26 @@ static void row_scale(interp_state *s, const double *x, size_t nloc,
 }
 
 int interp_row(interp_state *s, const double *x, size_t nloc,
-               const unsigned char *vals, const int *status, double *out) {
-  size_t n_in = s->n_in, n_out = s->n_out, k = 0;
-  row_scale(s, x, nloc, vals, status);
+               const unsigned char *vals, const int *status,
+               const unsigned char *lclass, const double *lq, double *out) {
+  size_t n_in = s->n_in, n_out = s->n_out, k = 0, valid = 0;
+  /* Too few entries left once the stale ones are dropped: no need to
+     measure them. */
+  for (size_t j = 0; j < nloc; j++) valid += status[j] == RMADHT_OK;
+  if (valid < s->kmin) return ROW_FEW;
+  unsigned char *qclass = s->qclass;
+  row_scale(s, x, nloc, status, lclass, lq, qclass);
   const double *width = s->scale, *q = s->scale + n_in;
   double r2max = s->radius * s->radius;
   for (size_t j = 0; j < nloc && k < s->kmax; j++) {
     if (status[j] != RMADHT_OK) continue;
-    const double *xj = entry_inputs(s, vals, j);
+    const unsigned char *cj = lclass + j * n_in;
+    const double *qj = lq + j * n_in;
     double *u = s->u + k * n_in, d2 = 0;
     int conflict = 0, unusable = 0;
     for (size_t i = 0; i < n_in && !unusable; i++) {
-      int cq = input_class(x[i], s->zero_below);
-      int cj = input_class(xj[i], s->zero_below);
-      if (s->phase[i] && (cq != 0) != (cj != 0)) {
+      int cq = qclass[i];
+      if (s->phase[i] && (cq != 0) != (cj[i] != 0)) {
         /* Measured by its other inputs alone: a neighbour close in them
            but in another phase puts the query at a phase boundary. */
         conflict = 1;
@@ -365,11 +365,11 @@ int interp_row(interp_state *s, const double *x, size_t nloc,
         continue;
       }
       /* log10 of a zero, or of another sign, has no distance. */
-      if (s->log10[i] && cq != cj) {
+      if (s->log10[i] && cq != cj[i]) {
         unusable = 1;
         break;
       }
-      u[i] = (quantity(s, i, xj[i]) - q[i]) / width[i];
+      u[i] = (qj[i] - q[i]) / width[i];
       d2 += u[i] * u[i];
     }
     if (unusable || !(d2 <= r2max)) continue;

@@ -7,18 +7,23 @@
  *   uint32 count   locations in use, 0..kmax
  *   uint32 next    once full, the slot of the oldest location, replaced
  *                  next (a ring)
- *   kmax rmadht_location
+ *   kmax items of
+ *     rmadht_location  where the exact entry was written
+ *     uint64 hash      XXH3 of the exact key written there
  * Appends go through rmadht_update_batch, so concurrent appends of all
  * ranks to one bucket lose nothing; a location already listed is kept
- * once.  Locations go stale when their entry is overwritten by another key
- * or evicted; a lookup recognises them by recomputing the coarse key from
- * the exact inputs stored in the entry, skips them, and the ring replaces
- * them as new entries arrive.  A stale slot that now holds another entry
- * of the same bucket is simply a valid neighbour.
+ * once (with the hash of the key written there last).  Locations go stale
+ * when their entry is overwritten by another key or evicted; a lookup
+ * reads the key at each location with the entry and skips those whose
+ * key no longer has the listed hash (or whose slot is empty), and the
+ * ring replaces them as new entries arrive.  Comparing a hash costs a
+ * fraction of rebuilding the coarse key from the entry's inputs, which
+ * takes a logarithm and a decimal rounding per input.
  *
  * Lookups cost two batch calls per chunk whatever the number of misses:
- * one read of the distinct buckets, one rmadht_read_loc_batch of all their
- * locations.
+ * one read of the distinct buckets, one rmadht_read_loc_batch of the
+ * locations listed by those buckets that list enough of them for an
+ * interpolation (min_neighbours).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +34,7 @@
 #include "round.h"
 
 #define BUCKET_HEADER 8
+#define ITEM_SIZE (sizeof(rmadht_location) + sizeof(uint64_t))
 
 int interp_check(const rmadht_cache_config *cfg, int default_digits) {
   const rmadht_cache_interp *ip = &cfg->interp;
@@ -68,6 +74,11 @@ int interp_free(interp_state *s) {
   free(s->locs);
   free(s->lvals);
   free(s->lstatus);
+  free(s->lkeys);
+  free(s->lhash);
+  free(s->new_hash);
+  free(s->lclass);
+  free(s->lq);
   free(s->new_locs);
   free(s->ustatus);
   free(s->u);
@@ -75,6 +86,7 @@ int interp_free(interp_state *s) {
   free(s->work);
   free(s->est);
   free(s->scale);
+  free(s->qclass);
   free(s->skey);
   free(s);
   return rc;
@@ -100,7 +112,7 @@ interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
   s->index_bytes = ip->bytes_per_rank ? ip->bytes_per_rank
                                       : cfg->bytes_per_rank / 4;
   s->key_size = n_in * ROUND_KEY_BYTES;
-  s->bucket_size = BUCKET_HEADER + kmax * sizeof(rmadht_location);
+  s->bucket_size = BUCKET_HEADER + kmax * ITEM_SIZE;
   s->value_size = (n_out + n_in) * sizeof(double);
   s->digits = malloc(n_in * sizeof *s->digits);
   s->phase = calloc(n_in, 1);
@@ -114,6 +126,11 @@ interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
   s->locs = malloc(chunk * kmax * sizeof *s->locs);
   s->lvals = malloc(chunk * kmax * s->value_size);
   s->lstatus = malloc(chunk * kmax * sizeof *s->lstatus);
+  s->lkeys = malloc(chunk * kmax * s->key_size);
+  s->lhash = malloc(chunk * kmax * sizeof *s->lhash);
+  s->new_hash = malloc(chunk * sizeof *s->new_hash);
+  s->lclass = malloc(chunk * kmax * n_in);
+  s->lq = malloc(chunk * kmax * n_in * sizeof *s->lq);
   s->new_locs = malloc(chunk * sizeof *s->new_locs);
   s->ustatus = malloc(chunk * sizeof *s->ustatus);
   s->u = malloc(kmax * n_in * sizeof *s->u);
@@ -121,11 +138,14 @@ interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
   s->work = malloc(interp_work_doubles(kmax, n_in, n_out) * sizeof *s->work);
   s->est = malloc(2 * n_out * sizeof *s->est);
   s->scale = malloc(2 * n_in * sizeof *s->scale);
+  s->qclass = malloc(n_in);
   s->skey = malloc(s->key_size);
   if (!s->digits || !s->phase || !s->tol || !s->bkeys || !s->bvals ||
       !s->bstatus || !s->bucket_of || !s->slots || !s->loc_first ||
-      !s->locs || !s->lvals || !s->lstatus || !s->new_locs || !s->ustatus ||
-      !s->u || !s->y || !s->work || !s->est || !s->scale || !s->skey) {
+      !s->locs || !s->lvals || !s->lstatus || !s->lclass || !s->lq ||
+      !s->lkeys || !s->lhash || !s->new_hash || !s->new_locs || !s->ustatus ||
+      !s->u || !s->y || !s->work || !s->est || !s->scale || !s->qclass ||
+      !s->skey) {
     interp_free(s);
     return NULL;
   }
@@ -178,13 +198,43 @@ static int neighbour_key(const interp_state *s, const double *x,
 /* ---- Appends ----------------------------------------------------------- */
 
 struct append_arg {
-  const rmadht_location *locs; /* one per update item */
+  const size_t *first;         /* item b's locations: [first[b], first[b+1]) */
+  const rmadht_location *locs;
+  const uint64_t *hash;        /* of the exact key written at locs[l] */
   size_t kmax;
 };
 
-/* Adds locs[item] to the bucket unless listed: into a free place, else
-   over the oldest.  Runs again on a lost race, and depends on nothing but
-   its arguments, as rmadht_update_fn must. */
+/* Adds one location with its key's hash to the bucket's list unless
+   listed (then only the hash is brought up to date: the slot may have
+   been reused by another key of this bucket): into a free place, else
+   over the oldest.  1 if the list changed. */
+static int append_one(unsigned char *list, uint32_t *count, uint32_t *next,
+                      size_t kmax, const rmadht_location *loc,
+                      const uint64_t *hash) {
+  /* The value buffer promises no alignment: items by memcpy. */
+  const size_t ls = sizeof(rmadht_location);
+  for (uint32_t i = 0; i < *count; i++) {
+    unsigned char *it = list + i * ITEM_SIZE;
+    if (memcmp(it, loc, ls) != 0) continue;
+    if (memcmp(it + ls, hash, sizeof(uint64_t)) == 0) return 0;
+    memcpy(it + ls, hash, sizeof(uint64_t));
+    return 1;
+  }
+  unsigned char *it;
+  if (*count < kmax) {
+    it = list + (*count)++ * ITEM_SIZE;
+  } else {
+    it = list + *next * ITEM_SIZE;
+    *next = (uint32_t)((*next + 1) % kmax);
+  }
+  memcpy(it, loc, ls);
+  memcpy(it + ls, hash, sizeof(uint64_t));
+  return 1;
+}
+
+/* Adds every location of update item (distinct bucket) item to it.  Runs
+   again on a lost race, and depends on nothing but its arguments, as
+   rmadht_update_fn must. */
 static int append_fn(void *arg, size_t item, const void *key, void *value,
                      int found) {
   (void)key;
@@ -198,39 +248,53 @@ static int append_fn(void *arg, size_t item, const void *key, void *value,
   /* Every rank has the same kmax (the cache compares configurations), so
      larger numbers can only come from a damaged value: start afresh. */
   if (count > a->kmax || next >= a->kmax) count = next = 0;
-  /* The value buffer promises no alignment: locations by memcpy. */
-  const size_t ls = sizeof(rmadht_location);
-  unsigned char *list = v + BUCKET_HEADER;
-  for (uint32_t i = 0; i < count; i++)
-    if (memcmp(list + i * ls, &a->locs[item], ls) == 0)
-      return RMADHT_UPDATE_KEEP;
-  if (count < a->kmax) {
-    memcpy(list + count++ * ls, &a->locs[item], ls);
-  } else {
-    memcpy(list + next * ls, &a->locs[item], ls);
-    next = (uint32_t)((next + 1) % a->kmax);
-  }
+  int changed = !found;
+  for (size_t l = a->first[item]; l < a->first[item + 1]; l++)
+    changed |= append_one(v + BUCKET_HEADER, &count, &next, a->kmax,
+                          &a->locs[l], &a->hash[l]);
+  if (!changed) return RMADHT_UPDATE_KEEP;
   memcpy(v, &count, 4);
   memcpy(v + 4, &next, 4);
   return RMADHT_UPDATE_STORE;
 }
 
+static size_t distinct_key(interp_state *s, size_t *nb);
+
 int interp_append(interp_state *s, size_t n, const double *inputs,
-                  const size_t *rows, const rmadht_location *locs,
-                  const int *wstatus) {
-  size_t m = 0;
+                  const size_t *rows, const unsigned char *keys,
+                  const rmadht_location *locs, const int *wstatus) {
+  /* Rows of one store often share a bucket (neighbouring cells of a work
+     package have similar inputs): one update item per distinct bucket,
+     carrying all its new locations, rather than one per row. */
+  for (size_t h = 0; h < 2 * s->chunk; h++) s->slots[h] = -1;
+  size_t m = 0, nb = 0;
   for (size_t j = 0; j < n; j++) {
     if (wstatus[j] < 0) continue;
     /* The row was finite, or the cache would not have written it. */
-    neighbour_key(s, inputs + rows[j] * s->n_in, s->bkeys + m * s->key_size);
+    neighbour_key(s, inputs + rows[j] * s->n_in, s->skey);
+    s->bucket_of[m] = distinct_key(s, &nb);
+    s->new_hash[m] = XXH3_64bits(keys + j * s->key_size, s->key_size);
     s->new_locs[m++] = locs[j];
   }
-  struct append_arg a = {s->new_locs, s->kmax};
-  int rc = rmadht_update_batch(s->index, m, s->bkeys, append_fn, &a,
+  /* Counting sort of the rows by bucket, stable, into the append lists. */
+  memset(s->loc_first, 0, (nb + 1) * sizeof *s->loc_first);
+  for (size_t j = 0; j < m; j++) s->loc_first[s->bucket_of[j] + 1]++;
+  for (size_t b = 0; b < nb; b++) s->loc_first[b + 1] += s->loc_first[b];
+  for (size_t j = 0; j < m; j++) {
+    size_t at = s->loc_first[s->bucket_of[j]]++;
+    s->locs[at] = s->new_locs[j];
+    s->lhash[at] = s->new_hash[j];
+  }
+  /* The loop above advanced each start to the next one's: shift back. */
+  for (size_t b = nb; b > 0; b--) s->loc_first[b] = s->loc_first[b - 1];
+  s->loc_first[0] = 0;
+  struct append_arg a = {s->loc_first, s->locs, s->lhash, s->kmax};
+  int rc = rmadht_update_batch(s->index, nb, s->bkeys, append_fn, &a,
                                s->ustatus, NULL);
   if (rc != RMADHT_OK) return rc;
-  for (size_t j = 0; j < m; j++)
-    if (s->ustatus[j] < 0) s->index_dropped++;
+  for (size_t b = 0; b < nb; b++)
+    if (s->ustatus[b] < 0)
+      s->index_dropped += s->loc_first[b + 1] - s->loc_first[b];
   return RMADHT_OK;
 }
 
@@ -254,18 +318,32 @@ static size_t distinct_key(interp_state *s, size_t *nb) {
   }
 }
 
-/* Marks the entries read at bucket b's locations that no longer carry its
-   neighbour key (overwritten by another key, or evicted) as not found. */
-static void drop_stale(interp_state *s, size_t b) {
-  const unsigned char *key = s->bkeys + b * s->key_size;
+/* Marks the entries read at bucket b's locations whose key no longer has
+   the listed hash (overwritten by another key, or evicted) as not found,
+   and takes the classes and quantities of the others' inputs: once per
+   entry here rather than again by every row of the bucket. */
+static void prepare_entries(interp_state *s, size_t b) {
+  size_t n_in = s->n_in;
   for (size_t l = s->loc_first[b]; l < s->loc_first[b + 1]; l++) {
     if (s->lstatus[l] != RMADHT_OK) continue;
+    if (XXH3_64bits(s->lkeys + l * s->key_size, s->key_size) != s->lhash[l]) {
+      s->lstatus[l] = RMADHT_NOT_FOUND;
+      continue;
+    }
     const double *x = (const double *)(const void *)(s->lvals +
                                                      l * s->value_size) +
                       s->n_out;
-    if (neighbour_key(s, x, s->skey) != 0 ||
-        memcmp(s->skey, key, s->key_size) != 0)
-      s->lstatus[l] = RMADHT_NOT_FOUND;
+    unsigned char *cls = s->lclass + l * n_in;
+    double *q = s->lq + l * n_in;
+    for (size_t i = 0; i < n_in; i++) {
+      /* The cache writes finite inputs only; anything else is damage. */
+      if (!isfinite(x[i])) {
+        s->lstatus[l] = RMADHT_NOT_FOUND;
+        break;
+      }
+      cls[i] = (unsigned char)round_class(x[i], s->zero_below);
+      q[i] = round_quantity(x[i], cls[i], s->log10[i]);
+    }
   }
 }
 
@@ -290,20 +368,30 @@ int interp_serve(interp_state *s, rmadht *table, size_t m,
     uint32_t count;
     memcpy(&count, v, 4);
     if (count > s->kmax) count = 0; /* damaged: as append_fn */
-    memcpy(s->locs + nl, v + BUCKET_HEADER, count * sizeof *s->locs);
-    nl += count;
+    /* Fewer listed than an interpolation needs: every row of this bucket
+       is refused whatever the entries hold, so they are not read.  Rows
+       at an advancing front, whose region of the inputs is new, end
+       here. */
+    if (count < s->kmin) continue;
+    for (uint32_t i = 0; i < count; i++, nl++) {
+      const unsigned char *it = v + BUCKET_HEADER + i * ITEM_SIZE;
+      memcpy(&s->locs[nl], it, sizeof(rmadht_location));
+      memcpy(&s->lhash[nl], it + sizeof(rmadht_location), sizeof(uint64_t));
+    }
   }
   s->loc_first[nb] = nl;
   if (nl > 0) {
-    rc = rmadht_read_loc_batch(table, nl, s->locs, NULL, s->lvals, s->lstatus);
+    rc = rmadht_read_loc_batch(table, nl, s->locs, s->lkeys, s->lvals,
+                               s->lstatus);
     if (rc != RMADHT_OK) return rc;
   }
-  for (size_t b = 0; b < nb; b++) drop_stale(s, b);
+  for (size_t b = 0; b < nb; b++) prepare_entries(s, b);
   for (size_t j = 0; j < m; j++) {
     size_t b = s->bucket_of[j], first = s->loc_first[b];
     size_t i = rows[j];
     int why = interp_row(s, inputs + i * s->n_in, s->loc_first[b + 1] - first,
                          s->lvals + first * s->value_size, s->lstatus + first,
+                         s->lclass + first * s->n_in, s->lq + first * s->n_in,
                          outputs + i * s->n_out);
     switch (why) {
     case 0:

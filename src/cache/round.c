@@ -91,14 +91,18 @@ void round_decimal(double a, int digits, uint64_t *sig, int *exp) {
   }
 }
 
-int round_encode(double x, int digits, int log10_mode, double zero_below,
-                 unsigned char *out) {
-  /* digits indexes pow10_exact: checked here, where any caller's value
-     arrives, not only in the cache's configuration. */
-  if (!isfinite(x) || digits < 1 || digits > ROUND_MAX_DIGITS) return -1;
+unsigned round_class(double x, double zero_below) {
   double a = fabs(x);
-  unsigned xclass = (a == 0 || a < zero_below) ? 0u : x > 0 ? 1u : 2u;
-  double q = xclass == 0 ? 0.0 : log10_mode ? log10(a) : x;
+  return (a == 0 || a < zero_below) ? 0u : x > 0 ? 1u : 2u;
+}
+
+double round_quantity(double x, unsigned xclass, int log10_mode) {
+  return xclass == 0 ? 0.0 : log10_mode ? log10(fabs(x)) : x;
+}
+
+/* The key bytes of x from its class and quantity. */
+static void encode_quantity(unsigned xclass, double q, int digits,
+                            int log10_mode, unsigned char *out) {
   unsigned qclass = q == 0 ? 0u : q > 0 ? 1u : 2u;
   uint64_t sig = 0;
   int exp = 0;
@@ -109,6 +113,16 @@ int round_encode(double x, int digits, int log10_mode, double zero_below,
   out[1] = (unsigned char)(e & 0xffu);
   out[2] = (unsigned char)(e >> 8);
   for (int i = 0; i < 7; i++) out[3 + i] = (unsigned char)(sig >> (8 * i));
+}
+
+int round_encode(double x, int digits, int log10_mode, double zero_below,
+                 unsigned char *out) {
+  /* digits indexes pow10_exact: checked here, where any caller's value
+     arrives, not only in the cache's configuration. */
+  if (!isfinite(x) || digits < 1 || digits > ROUND_MAX_DIGITS) return -1;
+  unsigned xclass = round_class(x, zero_below);
+  encode_quantity(xclass, round_quantity(x, xclass, log10_mode), digits,
+                  log10_mode, out);
   return 0;
 }
 

@@ -34,6 +34,14 @@
    a ~= *sig * 10^*exp with 10^(digits-1) <= *sig < 10^digits. */
 void round_decimal(double a, int digits, uint64_t *sig, int *exp);
 
+/* The class of a finite x after the zero floor, as byte 0 of its key
+   holds it: 0 zero (|x| < zero_below, or 0), 1 positive, 2 negative. */
+unsigned round_class(double x, double zero_below);
+
+/* The quantity a key rounds for a finite x of class xclass: 0 for class 0,
+   else log10|x| in log10 mode, else x. */
+double round_quantity(double x, unsigned xclass, int log10_mode);
+
 /* Encodes x into ROUND_KEY_BYTES bytes at out.  |x| < zero_below counts as
    0, and -0.0 as 0.0.  Returns 0, or -1 (out untouched) when x is NaN or
    infinite or digits is outside 1..ROUND_MAX_DIGITS. */
