@@ -15,9 +15,10 @@ int scratch_create(rmadht *t) {
   s->touched_list = malloc((size_t)t->nranks * sizeof *s->touched_list);
   s->touched = calloc((size_t)t->nranks, 1);
   s->atomics = calloc((size_t)t->nranks, sizeof *s->atomics);
+  s->gather_per_rank = calloc((size_t)t->nranks, sizeof *s->gather_per_rank);
   t->scratch = s;
   if (!s->cand || !s->image || !s->made || !s->touched_list || !s->touched ||
-      !s->atomics) {
+      !s->atomics || !s->gather_per_rank) {
     scratch_destroy(t);
     return RMADHT_ERR_NOMEM;
   }
@@ -33,6 +34,7 @@ void scratch_destroy(rmadht *t) {
   free(s->touched_list);
   free(s->touched);
   free(s->atomics);
+  free(s->gather_per_rank);
   free(s);
   t->scratch = NULL;
 }
