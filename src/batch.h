@@ -29,17 +29,18 @@
 
 #define BATCH_CHUNK 256
 #define BATCH_ATOMICS 32
-/* Gets queued at once: a chunk's two candidate groups per item. */
+/* Operations queued at once: a chunk's two candidate groups per item, or
+   a put per item. */
 #define GATHER_MAX (2 * BATCH_CHUNK)
 
-/* A get queued for its target's next synchronisation (rma.h). */
+/* A get or put queued for its target's next synchronisation (rma.h). */
 struct gather_req {
-  int rank;
+  int rank, put;
   unsigned len;
   uint64_t disp;
-  unsigned char *dst;
-  unsigned char *same; /* non-NULL: a duplicate, copied from here once
-                          the get is complete */
+  unsigned char *buf;  /* a get's destination, a put's source */
+  unsigned char *same; /* non-NULL: a duplicate get, copied from here once
+                          complete */
 };
 
 struct scratch {

@@ -1,13 +1,15 @@
 /*
  * The RMA primitives every protocol shares: counted synchronisation, gets
- * gathered into one message per target, and the record of lock-free
- * operations not yet completed.
+ * and puts gathered into one message per target, and the record of
+ * lock-free operations not yet completed.
  *
- * Gets are queued, not issued: when a target is flushed or unlocked, the
- * gets queued to it since go as ONE MPI_Get whose target datatype lists
- * the blocks (deduplicated, adjacent ones merged) and whose origin
- * datatype scatters them into their destinations; a single block goes as
- * a plain get.  Between hosts a message costs about 10-30 us over TCP
+ * Gets and puts are queued, not issued: when a target is flushed or
+ * unlocked, the gets queued to it since go as ONE MPI_Get whose target
+ * datatype lists the blocks (deduplicated, adjacent ones merged) and whose
+ * origin datatype scatters them into their destinations, and its puts as
+ * one MPI_Put likewise; a single block goes plain, and so does each block
+ * to a rank on this node, where blocks are cheap and datatypes are not
+ * (rma.c).  Between hosts a message costs about 10-30 us over TCP
  * whatever its size while each further block of a datatype costs ~1-3 us,
  * so a batch's reads cost one message per target instead of two per item,
  * and a single read one instead of two.  The bytes are the same.
@@ -54,6 +56,11 @@ int rma_unlock(rmadht *t, int rank);
 int rma_get_group(rmadht *t, int rank, uint64_t group, unsigned char *dst);
 /* Queues the get of one slot (group * SLOT_GROUP + j) into dst. */
 int rma_get_slot(rmadht *t, int rank, uint64_t slot, unsigned char *dst);
+/* Queues the put of len bytes from src to disp on rank; src must stay
+   unchanged until rank is flushed or unlocked, and no two puts queued to
+   one target may overlap (MPI forbids it in one datatype). */
+int rma_put(rmadht *t, int rank, uint64_t disp, size_t len,
+            const unsigned char *src);
 
 /* Returns the buffer for the image of a put into group on rank, recorded as
    outstanding; flushes the oldest target if the record is full. */
