@@ -275,11 +275,11 @@ static void print_rma(const struct rma_count *r, uint64_t ops) {
          "\"puts_per_op\": %.4f, \"bytes_put_per_op\": %.1f, "
          "\"atomics_per_op\": %.4f, \"bytes_atomic_per_op\": %.1f, "
          "\"syncs_per_op\": %.4f, \"locks_per_op\": %.4f, "
-         "\"remote_share\": ",
+         "\"blocks_per_op\": %.4f, \"remote_share\": ",
          (double)r->gets / n, (double)r->get_bytes / n, (double)r->puts / n,
          (double)r->put_bytes / n, (double)r->atomics / n,
          (double)r->atomic_bytes / n, (double)r->syncs / n,
-         (double)r->locks / n);
+         (double)r->locks / n, (double)r->blocks / n);
   if (calls > 0)
     printf("%.4f", (double)r->remote / calls);
   else
