@@ -77,10 +77,13 @@ static void gather_take(struct scratch *s, int rank) {
 /* Issues the blocks in s->blen, s->tdisp (window displacements) and
    s->odisp (from origin) as one get or put, or as one per block where
    t->per_block says so: by default to ranks on this node, where a get of
-   a derived datatype costs far more per block than a get of each block
-   (rmadht-bench --rma, 2 ranks on one node, lock-free batch-128 reads,
-   Open MPI 4.1.4: 0.25-0.35 Mops/s against 0.74-0.97 Mops/s, loaded
-   machine), while between hosts the message is what costs. */
+   a derived datatype costs more per block than a get of each block, while
+   between hosts the message is what costs.  Measured on a loaded 2-core
+   machine, lock-free batch-128 reads, Mops/s: rmadht-bench --rma on one
+   node, Open MPI 4.1.4 0.25-0.35 with one get per target against 0.74-0.97
+   with one per group, MPICH 4.0.2 0.02-0.04 against 0.05-0.06; between two
+   emulated hosts (tools/hosts), MPICH, one message per target everywhere
+   0.108 against 0.170 when this rank's own blocks go one by one. */
 static int issue_blocks(rmadht *t, int rank, int nb, unsigned char *origin,
                         int put) {
   struct scratch *s = t->scratch;
