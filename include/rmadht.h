@@ -80,7 +80,8 @@ enum rmadht_mode {
 };
 
 /* How the RMA path sends the gets, and the puts, it has gathered for one
-   target between two synchronisations with it (README, "The RMA path"). */
+   target between two synchronisations with it (README, "Design", round
+   trips and messages). */
 enum rmadht_gather {
   RMADHT_GATHER_AUTO = 0,   /* one message per target on another node,
                                one per block to a rank on this node */
