@@ -63,8 +63,14 @@ static int cmp_int(const void *a, const void *b) {
 int batch_flush_touched(rmadht *t) {
   struct scratch *s = t->scratch;
   int rc = RMADHT_OK;
-  /* Rank order keeps the flush sequence deterministic across runs. */
+  /* Rank order keeps the flush sequence deterministic across runs.  Every
+     target's messages go before the first flush, so the round trips to
+     different targets overlap. */
   qsort(s->touched_list, (size_t)s->ntouched, sizeof(int), cmp_int);
+  for (int k = 0; k < s->ntouched; k++) {
+    int irc = rma_issue(t, s->touched_list[k]);
+    if (irc && !rc) rc = irc;
+  }
   for (int k = 0; k < s->ntouched; k++) {
     int r = s->touched_list[k];
     s->touched[r] = 0;

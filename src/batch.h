@@ -64,11 +64,12 @@ struct scratch {
   unsigned char *touched;    /* nranks flags */
   unsigned *atomics;         /* nranks: outstanding atomics per target */
   int ntouched;
-  /* Queued gets (rma.h): n of them, per_rank counts them per target, and
-     run holds one target's while its get is in flight. */
-  int ngather, nrun;
+  /* Queued gets and puts (rma.h): ngather of them, gather_per_rank
+     counting them per target; run holds those issued and not yet
+     completed (rank -1 once completed), nlive of its nrun. */
+  int ngather, nrun, nlive;
   unsigned *gather_per_rank; /* nranks */
-  struct gather_req gather[GATHER_MAX], run[GATHER_MAX];
+  struct gather_req gather[GATHER_MAX], run[2 * GATHER_MAX];
   int blen[GATHER_MAX];
   MPI_Aint tdisp[GATHER_MAX], odisp[GATHER_MAX];
   uint64_t wave_set[4 * BATCH_CHUNK]; /* (rank, group) + 1; 0 = free */

@@ -60,18 +60,30 @@ static int by_disp(const void *a, const void *b) {
   return (x->len > y->len) - (x->len < y->len);
 }
 
-/* Moves the operations queued to rank into s->run, order kept. */
-static void gather_take(struct scratch *s, int rank) {
-  int k = 0;
-  s->nrun = 0;
+/* Moves the operations queued to rank to the end of s->run, order kept;
+   returns where they start.  Issued operations stay in run only until
+   their target's synchronisation, and nothing is queued between the issue
+   and the synchronisations (batch_flush_touched), so run holds at most one
+   queue's worth of live operations besides the new ones: compacting it
+   first leaves room. */
+static int gather_take(struct scratch *s, int rank) {
+  if (s->nrun + s->ngather > 2 * GATHER_MAX) {
+    int k = 0;
+    for (int i = 0; i < s->nrun; i++)
+      if (s->run[i].rank >= 0) s->run[k++] = s->run[i];
+    s->nrun = k;
+  }
+  int k = 0, start = s->nrun;
   for (int i = 0; i < s->ngather; i++) {
     if (s->gather[i].rank == rank)
       s->run[s->nrun++] = s->gather[i];
     else
       s->gather[k++] = s->gather[i];
   }
+  s->nlive += s->nrun - start;
   s->ngather = k;
   s->gather_per_rank[rank] = 0;
+  return start;
 }
 
 /* Issues the blocks in s->blen, s->tdisp (window displacements) and
@@ -148,37 +160,39 @@ static int issue_run(rmadht *t, int rank, struct gather_req *r, int n) {
             : RMADHT_OK;
 }
 
-/* Issues s->run, the operations queued to one target: its gets as one
-   get, its puts as one put. */
-static int gather_issue(rmadht *t, int rank) {
+int rma_issue(rmadht *t, int rank) {
   struct scratch *s = t->scratch;
-  qsort(s->run, (size_t)s->nrun, sizeof *s->run, by_disp);
+  if (!s || !s->gather_per_rank[rank]) return RMADHT_OK;
+  int start = gather_take(s, rank), n = s->nrun - start;
+  struct gather_req *r = s->run + start;
+  qsort(r, (size_t)n, sizeof *r, by_disp);
   int ngets = 0;
-  while (ngets < s->nrun && !s->run[ngets].put) ngets++;
-  int rc = issue_run(t, rank, s->run, ngets);
-  int prc = issue_run(t, rank, s->run + ngets, s->nrun - ngets);
+  while (ngets < n && !r[ngets].put) ngets++;
+  int rc = issue_run(t, rank, r, ngets);
+  int prc = issue_run(t, rank, r + ngets, n - ngets);
   return rc ? rc : prc;
 }
 
-/* After the target's synchronisation: fills the duplicates. */
-static void gather_complete(struct scratch *s) {
-  for (int i = 0; i < s->nrun; i++)
-    if (s->run[i].same) memcpy(s->run[i].buf, s->run[i].same, s->run[i].len);
-  s->nrun = 0;
+/* After rank's synchronisation: fills its duplicates, forgets its
+   operations. */
+static void gather_complete(struct scratch *s, int rank) {
+  for (int i = 0; i < s->nrun && s->nlive > 0; i++) {
+    struct gather_req *g = &s->run[i];
+    if (g->rank != rank) continue;
+    if (g->same) memcpy(g->buf, g->same, g->len);
+    g->rank = -1;
+    s->nlive--;
+  }
+  if (s->nlive == 0) s->nrun = 0;
 }
 
-/* Ends an access to rank with sync (flush or unlock): the queued gets go
-   first, their duplicates are filled after. */
+/* Ends an access to rank with sync (flush or unlock): operations still
+   queued to it go first, duplicates are filled after. */
 static int synchronise(rmadht *t, int rank, int (*sync)(int, MPI_Win)) {
-  struct scratch *s = t->scratch;
-  int rc = RMADHT_OK;
-  if (s && s->gather_per_rank[rank]) {
-    gather_take(s, rank);
-    rc = gather_issue(t, rank);
-  }
+  int rc = rma_issue(t, rank);
   int mrc = rmadht_mpi(sync(rank, t->win));
   t->stats.round_trips++;
-  if (s) gather_complete(s);
+  if (t->scratch) gather_complete(t->scratch, rank);
   return rc ? rc : mrc;
 }
 

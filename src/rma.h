@@ -50,6 +50,10 @@ void pending_destroy(struct pending *p);
 int rma_flush(rmadht *t, int rank);
 /* The same with MPI_Win_unlock(rank), for the coarse-lock mode. */
 int rma_unlock(rmadht *t, int rank);
+/* Issues the gets and puts queued to rank without waiting for them, so
+   that a caller about to flush several targets has every target's
+   messages in flight before it waits for the first (batch.c). */
+int rma_issue(rmadht *t, int rank);
 
 /* Queues the get of one whole group into dst; dst is filled once rank is
    flushed or unlocked (the caller touches rank, batch.h). */
