@@ -15,6 +15,15 @@ static uint64_t bytes(int count, MPI_Datatype type) {
   return (uint64_t)count * (uint64_t)size;
 }
 
+/* Contiguous blocks in count items of a target datatype: an hindexed
+   type's blocks (rmadht's gathered gets and puts), else 1 per call. */
+static uint64_t blocks(int count, MPI_Datatype type) {
+  int ni, na, nd, combiner;
+  PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
+  if (combiner == MPI_COMBINER_HINDEXED) return (uint64_t)count * (uint64_t)(ni - 1);
+  return 1;
+}
+
 /* Counts a transfer to rank; the caller's world rank is asked once. */
 static void to(int rank) {
   static int me = -1;
@@ -27,6 +36,7 @@ int MPI_Get(void *origin, int origin_count, MPI_Datatype origin_type,
             MPI_Win win) {
   total.gets++;
   total.get_bytes += bytes(origin_count, origin_type);
+  total.blocks += blocks(count, type);
   to(rank);
   return PMPI_Get(origin, origin_count, origin_type, rank, disp, count, type,
                   win);
@@ -37,6 +47,7 @@ int MPI_Put(const void *origin, int origin_count, MPI_Datatype origin_type,
             MPI_Win win) {
   total.puts++;
   total.put_bytes += bytes(origin_count, origin_type);
+  total.blocks += blocks(count, type);
   to(rank);
   return PMPI_Put(origin, origin_count, origin_type, rank, disp, count, type,
                   win);

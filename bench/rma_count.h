@@ -17,6 +17,9 @@ struct rma_count {
   uint64_t locks;                 /* MPI_Win_lock */
   uint64_t remote;                /* gets, puts and atomics addressed to
                                      another rank than the caller's */
+  uint64_t blocks;                /* contiguous target blocks of the gets
+                                     and puts: 1 per plain one, n per one
+                                     of an hindexed datatype of n blocks */
 };
 
 /* This rank's totals so far.  Targets are taken as ranks of

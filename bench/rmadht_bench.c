@@ -27,7 +27,7 @@ struct options {
   size_t key_size, value_size, bytes_per_rank, distinct, batch;
   size_t write_ops, mixed_ops, contended_ops;
   double skew, write_share;
-  int local, rma;
+  int local, rma, gather;
   const char *modes, *dists;
 };
 
@@ -275,11 +275,11 @@ static void print_rma(const struct rma_count *r, uint64_t ops) {
          "\"puts_per_op\": %.4f, \"bytes_put_per_op\": %.1f, "
          "\"atomics_per_op\": %.4f, \"bytes_atomic_per_op\": %.1f, "
          "\"syncs_per_op\": %.4f, \"locks_per_op\": %.4f, "
-         "\"remote_share\": ",
+         "\"blocks_per_op\": %.4f, \"remote_share\": ",
          (double)r->gets / n, (double)r->get_bytes / n, (double)r->puts / n,
          (double)r->put_bytes / n, (double)r->atomics / n,
          (double)r->atomic_bytes / n, (double)r->syncs / n,
-         (double)r->locks / n);
+         (double)r->locks / n, (double)r->blocks / n);
   if (calls > 0)
     printf("%.4f", (double)r->remote / calls);
   else
@@ -376,6 +376,7 @@ static int run(const struct options *o, enum rmadht_mode mode, int zipf,
     cfg.mode = mode;
     cfg.bytes_per_rank = o->bytes_per_rank;
     cfg.node_local = !o->rma;
+    cfg.gather = o->gather;
     rc = rmadht_create(MPI_COMM_WORLD, &cfg, &x.t);
   }
   /* Update keys are fresh (ids past the others), so counts start at 0. */
@@ -413,6 +414,7 @@ static void usage(void) {
     "  --batch B                         ops per batch call (1: single calls)\n"
     "  --local                           plain in-process table, no MPI RMA\n"
     "  --rma                             no node-local path: RMA throughout\n"
+    "  --gather auto|target|block        RMA messages per target (auto)\n"
     "  --write-ops N                     write (and read) ops per rank (500000)\n"
     "  --mixed-ops N                     mixed ops per rank (1000000)\n"
     "  --contended-ops N                 updates per rank on 16 keys (100000)\n"
@@ -429,7 +431,8 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   struct options o = {80,   104,  (size_t)256 << 20, 712500, 1, 500000,
-                      1000000, 100000, 0.99, 0.05, 0, 0, "all", "all"};
+                      1000000, 100000, 0.99, 0.05, 0, 0, RMADHT_GATHER_AUTO,
+                      "all", "all"};
   double scale = 1;
   static const struct option longs[] = {
       {"mode", 1, 0, 'm'},       {"dist", 1, 0, 'd'},
@@ -439,7 +442,7 @@ int main(int argc, char **argv) {
       {"skew", 1, 0, 'z'},       {"mb-per-rank", 1, 0, 'M'},
       {"key-size", 1, 0, 'K'},   {"value-size", 1, 0, 'V'},
       {"rma", 0, 0, 'r'},        {"help", 0, 0, 'h'},
-      {"contended-ops", 1, 0, 'c'},
+      {"contended-ops", 1, 0, 'c'}, {"gather", 1, 0, 'g'},
       {0, 0, 0, 0}};
   int c, bad = 0;
   while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
@@ -449,6 +452,13 @@ int main(int argc, char **argv) {
       case 'b': o.batch = strtoul(optarg, NULL, 10); break;
       case 'l': o.local = 1; break;
       case 'r': o.rma = 1; break;
+      case 'g':
+        o.gather = !strcmp(optarg, "auto")     ? RMADHT_GATHER_AUTO
+                   : !strcmp(optarg, "target") ? RMADHT_GATHER_TARGET
+                   : !strcmp(optarg, "block")  ? RMADHT_GATHER_BLOCK
+                                               : -1;
+        bad |= o.gather < 0;
+        break;
       case 'w': o.write_ops = strtoul(optarg, NULL, 10); break;
       case 'x': o.mixed_ops = strtoul(optarg, NULL, 10); break;
       case 'c': o.contended_ops = strtoul(optarg, NULL, 10); break;

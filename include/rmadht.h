@@ -79,6 +79,16 @@ enum rmadht_mode {
   RMADHT_COARSE_LOCK = 2  /* MPI_Win_lock on the owner per operation  */
 };
 
+/* How the RMA path sends the gets, and the puts, it has gathered for one
+   target between two synchronisations with it (README, "Design", round
+   trips and messages). */
+enum rmadht_gather {
+  RMADHT_GATHER_AUTO = 0,   /* one message per target on another node,
+                               one per block to a rank on this node */
+  RMADHT_GATHER_TARGET = 1, /* one message per target (derived datatypes) */
+  RMADHT_GATHER_BLOCK = 2   /* one message per block */
+};
+
 typedef struct rmadht rmadht; /* opaque */
 
 typedef struct rmadht_config {
@@ -108,6 +118,12 @@ typedef struct rmadht_config {
      rmadht_error_detail().  The same on every rank.  README, "Progress
      while a rank computes". */
   int progress_us;
+  /* enum rmadht_gather, default RMADHT_GATHER_AUTO: a message costs ~10-30
+     us between hosts over TCP whatever it holds, a derived datatype's
+     block ~1-3 us; on one node a plain get costs ~0.1-0.2 us and a block
+     of a derived datatype far more.  Only this rank's messages depend on
+     it, so it may differ between ranks. */
+  int gather;
 } rmadht_config;
 
 typedef struct rmadht_stats {

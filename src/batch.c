@@ -15,9 +15,10 @@ int scratch_create(rmadht *t) {
   s->touched_list = malloc((size_t)t->nranks * sizeof *s->touched_list);
   s->touched = calloc((size_t)t->nranks, 1);
   s->atomics = calloc((size_t)t->nranks, sizeof *s->atomics);
+  s->gather_per_rank = calloc((size_t)t->nranks, sizeof *s->gather_per_rank);
   t->scratch = s;
   if (!s->cand || !s->image || !s->made || !s->touched_list || !s->touched ||
-      !s->atomics) {
+      !s->atomics || !s->gather_per_rank) {
     scratch_destroy(t);
     return RMADHT_ERR_NOMEM;
   }
@@ -33,6 +34,7 @@ void scratch_destroy(rmadht *t) {
   free(s->touched_list);
   free(s->touched);
   free(s->atomics);
+  free(s->gather_per_rank);
   free(s);
   t->scratch = NULL;
 }
@@ -61,8 +63,14 @@ static int cmp_int(const void *a, const void *b) {
 int batch_flush_touched(rmadht *t) {
   struct scratch *s = t->scratch;
   int rc = RMADHT_OK;
-  /* Rank order keeps the flush sequence deterministic across runs. */
+  /* Rank order keeps the flush sequence deterministic across runs.  Every
+     target's messages go before the first flush, so the round trips to
+     different targets overlap. */
   qsort(s->touched_list, (size_t)s->ntouched, sizeof(int), cmp_int);
+  for (int k = 0; k < s->ntouched; k++) {
+    int irc = rma_issue(t, s->touched_list[k]);
+    if (irc && !rc) rc = irc;
+  }
   for (int k = 0; k < s->ntouched; k++) {
     int r = s->touched_list[k];
     s->touched[r] = 0;

@@ -29,6 +29,19 @@
 
 #define BATCH_CHUNK 256
 #define BATCH_ATOMICS 32
+/* Operations queued at once: a chunk's two candidate groups per item, or
+   a put per item. */
+#define GATHER_MAX (2 * BATCH_CHUNK)
+
+/* A get or put queued for its target's next synchronisation (rma.h). */
+struct gather_req {
+  int rank, put;
+  unsigned len;
+  uint64_t disp;
+  unsigned char *buf;  /* a get's destination, a put's source */
+  unsigned char *same; /* non-NULL: a duplicate get, copied from here once
+                          complete */
+};
 
 struct scratch {
   struct place place[BATCH_CHUNK];
@@ -51,6 +64,14 @@ struct scratch {
   unsigned char *touched;    /* nranks flags */
   unsigned *atomics;         /* nranks: outstanding atomics per target */
   int ntouched;
+  /* Queued gets and puts (rma.h): ngather of them, gather_per_rank
+     counting them per target; run holds those issued and not yet
+     completed (rank -1 once completed), nlive of its nrun. */
+  int ngather, nrun, nlive;
+  unsigned *gather_per_rank; /* nranks */
+  struct gather_req gather[GATHER_MAX], run[2 * GATHER_MAX];
+  int blen[GATHER_MAX];
+  MPI_Aint tdisp[GATHER_MAX], odisp[GATHER_MAX];
   uint64_t wave_set[4 * BATCH_CHUNK]; /* (rank, group) + 1; 0 = free */
 };
 
@@ -86,7 +107,8 @@ void batch_place_write(rmadht *t, size_t n, const unsigned char *keys,
    rest in todo, *ntodo updated. */
 int batch_select_wave(rmadht *t, int *ntodo);
 
-/* Issues the gets of item i's candidate groups. */
+/* Queues the gets of item i's candidate groups (rma.h: they go as one get
+   per target when it is flushed). */
 int batch_get_candidates(rmadht *t, int i);
 
 #endif

@@ -4,7 +4,8 @@
  * no lock_all epoch in this mode, since MPI forbids MPI_Win_lock inside one.
  *
  * Batches take each target's lock once for all its items.
- * read:  lock shared, gets, unlock (1 round trip per target).
+ * read:  lock shared, gets, unlock (1 round trip per target, the gets
+ *        one message, rma.h).
  * write: lock exclusive, gets, flush (1), puts, unlock (2); an update is
  *        this write, its value made under the lock (protocol.c).
  * The exclusive lock makes the slot choice atomic; the claim and ver words
@@ -27,11 +28,6 @@ static void by_rank(rmadht *t, int *list, int n) {
   }
 }
 
-static int unlock(rmadht *t, int rank) {
-  t->stats.round_trips++;
-  return rmadht_mpi(MPI_Win_unlock(rank, t->win));
-}
-
 static int coarse_read(rmadht *t, size_t n, const unsigned char *keys,
                        unsigned char *values, int *status) {
   struct scratch *s = t->scratch;
@@ -44,7 +40,7 @@ static int coarse_read(rmadht *t, size_t n, const unsigned char *keys,
     }
     int rc = rmadht_mpi(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, t->win));
     for (int k = a; k < b && !rc; k++) rc = batch_get_candidates(t, s->todo[k]);
-    int urc = unlock(t, rank);
+    int urc = rma_unlock(t, rank);
     batch_forget_touched(t); /* the unlock completed the gets */
     if (rc || urc) return rc ? rc : urc;
     for (int k = a; k < b; k++) {
@@ -68,7 +64,7 @@ static int write_target(rmadht *t, int rank, const int *items, int n,
     int i = items[k];
     rc = protocol_put_locked(t, i, keys + i * ks, &status[i], ntodo);
   }
-  int urc = unlock(t, rank);
+  int urc = rma_unlock(t, rank);
   batch_forget_touched(t);
   return rc ? rc : urc;
 }

@@ -19,6 +19,7 @@ void rmadht_config_default(rmadht_config *cfg, size_t key_size,
   cfg->hash_arg = NULL;
   cfg->node_local = 1;
   cfg->progress_us = 0;
+  cfg->gather = RMADHT_GATHER_AUTO;
 }
 
 int config_check_local(const rmadht_config *cfg, struct slot_layout *layout) {
@@ -28,6 +29,9 @@ int config_check_local(const rmadht_config *cfg, struct slot_layout *layout) {
     return RMADHT_ERR_ARG;
   if (cfg->node_local != 0 && cfg->node_local != 1) return RMADHT_ERR_ARG;
   if (cfg->progress_us < 0 || cfg->progress_us > 1000000) return RMADHT_ERR_ARG;
+  if (cfg->gather != RMADHT_GATHER_AUTO && cfg->gather != RMADHT_GATHER_TARGET &&
+      cfg->gather != RMADHT_GATHER_BLOCK)
+    return RMADHT_ERR_ARG;
   /* MPI counts are int: one group must fit in a single get. */
   if (cfg->key_size > INT32_MAX / 4 || cfg->value_size > INT32_MAX / 4)
     return RMADHT_ERR_SIZE;

@@ -53,6 +53,8 @@ struct rmadht {
   MPI_Win win;
   unsigned char *base; /* this rank's window */
   unsigned char **peer; /* node-local path: every rank's window; else NULL */
+  unsigned char *per_block; /* nranks flags: gathered gets and puts to the
+                               rank go one message per block (rma.c) */
   int rank, nranks;
   enum rmadht_mode mode;
   const struct protocol *proto;

@@ -106,8 +106,7 @@ static int get_coarse(rmadht *t, int ntodo, const int *todo, const int *rank,
         done[b] = 1;
         rc = get_item(t, todo[b], r, slot[todo[b]]);
       }
-    int urc = rmadht_mpi(MPI_Win_unlock(r, t->win));
-    t->stats.round_trips++;
+    int urc = rma_unlock(t, r);
     batch_forget_touched(t);
     if (rc || urc) return rc ? rc : urc;
   }

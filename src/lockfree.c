@@ -125,10 +125,9 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
       /* Claim and ver stay out of the put: both are only ever changed by
          compare-and-swap, and accumulates and puts may not overlap. */
       size_t len = t->layout.slot_size - SLOT_OFF_STAMP;
-      rc = rmadht_mpi(MPI_Put(
-          image + SLOT_OFF_STAMP, (int)len, MPI_BYTE, p->rank,
-          (MPI_Aint)(protocol_slot_disp(t, i, s->slot[i]) + SLOT_OFF_STAMP),
-          (int)len, MPI_BYTE, t->win));
+      rc = rma_put(t, p->rank,
+                   protocol_slot_disp(t, i, s->slot[i]) + SLOT_OFF_STAMP, len,
+                   image + SLOT_OFF_STAMP);
       if (rc) return rc;
       batch_touch(t, p->rank);
       s->wave[nput++] = i;

@@ -1,5 +1,6 @@
 /* Protocol steps shared by every mode (see protocol.h). */
 #include "protocol.h"
+#include "rma.h"
 
 #include <string.h>
 
@@ -191,10 +192,8 @@ int protocol_put_locked(rmadht *t, int i, const unsigned char *key,
   unsigned char *image = batch_image(t, i);
   protocol_image(t, i, key, slot_next_claim(s->expect[i]), image, status);
   int rank = s->place[i].rank;
-  int rc = rmadht_mpi(MPI_Put(image, (int)t->layout.slot_size, MPI_BYTE,
-                              rank,
-                              (MPI_Aint)protocol_slot_disp(t, i, s->slot[i]),
-                              (int)t->layout.slot_size, MPI_BYTE, t->win));
+  int rc = rma_put(t, rank, protocol_slot_disp(t, i, s->slot[i]),
+                   t->layout.slot_size, image);
   if (rc) return rc;
   batch_touch(t, rank);
   if (!s->value[i] && protocol_more_copies(t, i, key))

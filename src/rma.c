@@ -1,7 +1,9 @@
 /* Counted synchronisation and outstanding lock-free puts (see rma.h). */
 #include "rma.h"
 
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "batch.h" /* BATCH_ATOMICS */
 
@@ -48,11 +50,160 @@ static void pending_forget(struct pending *p, int rank) {
   p->per_rank[rank] = 0;
 }
 
-int rma_flush(rmadht *t, int rank) {
-  int rc = MPI_Win_flush(rank, t->win);
-  t->stats.round_trips++;
-  if (t->pending) pending_forget(t->pending, rank);
+/* Gathered gets and puts (see rma.h). */
+
+/* Gets before puts, each by target displacement. */
+static int by_disp(const void *a, const void *b) {
+  const struct gather_req *x = a, *y = b;
+  if (x->put != y->put) return x->put - y->put;
+  if (x->disp != y->disp) return (x->disp > y->disp) - (x->disp < y->disp);
+  return (x->len > y->len) - (x->len < y->len);
+}
+
+/* Moves the operations queued to rank to the end of s->run, order kept;
+   returns where they start.  Issued operations stay in run only until
+   their target's synchronisation, and nothing is queued between the issue
+   and the synchronisations (batch_flush_touched), so run holds at most one
+   queue's worth of live operations besides the new ones: compacting it
+   first leaves room. */
+static int gather_take(struct scratch *s, int rank) {
+  if (s->nrun + s->ngather > 2 * GATHER_MAX) {
+    int k = 0;
+    for (int i = 0; i < s->nrun; i++)
+      if (s->run[i].rank >= 0) s->run[k++] = s->run[i];
+    s->nrun = k;
+  }
+  int k = 0, start = s->nrun;
+  for (int i = 0; i < s->ngather; i++) {
+    if (s->gather[i].rank == rank)
+      s->run[s->nrun++] = s->gather[i];
+    else
+      s->gather[k++] = s->gather[i];
+  }
+  s->nlive += s->nrun - start;
+  s->ngather = k;
+  s->gather_per_rank[rank] = 0;
+  return start;
+}
+
+/* Issues the blocks in s->blen, s->tdisp (window displacements) and
+   s->odisp (from origin) as one get or put, or as one per block where
+   t->per_block says so: by default to ranks on this node, where a get of
+   a derived datatype costs more per block than a get of each block, while
+   between hosts the message is what costs.  Measured on a loaded 2-core
+   machine, lock-free batch-128 reads, Mops/s: rmadht-bench --rma on one
+   node, Open MPI 4.1.4 0.25-0.35 with one get per target against 0.74-0.97
+   with one per group, MPICH 4.0.2 0.02-0.04 against 0.05-0.06; between two
+   emulated hosts (tools/hosts), MPICH, one message per target everywhere
+   0.108 against 0.170 when this rank's own blocks go one by one. */
+static int issue_blocks(rmadht *t, int rank, int nb, unsigned char *origin,
+                        int put) {
+  struct scratch *s = t->scratch;
+  int rc = MPI_SUCCESS;
+  if (nb == 1 || t->per_block[rank]) {
+    for (int b = 0; b < nb && rc == MPI_SUCCESS; b++)
+      rc = put ? MPI_Put(origin + s->odisp[b], s->blen[b], MPI_BYTE, rank,
+                         s->tdisp[b], s->blen[b], MPI_BYTE, t->win)
+               : MPI_Get(origin + s->odisp[b], s->blen[b], MPI_BYTE, rank,
+                         s->tdisp[b], s->blen[b], MPI_BYTE, t->win);
+    return rmadht_mpi(rc);
+  }
+  MPI_Datatype otype = MPI_DATATYPE_NULL, ttype = MPI_DATATYPE_NULL;
+  rc = MPI_Type_create_hindexed(nb, s->blen, s->odisp, MPI_BYTE, &otype);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Type_create_hindexed(nb, s->blen, s->tdisp, MPI_BYTE, &ttype);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&otype);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&ttype);
+  if (rc == MPI_SUCCESS)
+    rc = put ? MPI_Put(origin, 1, otype, rank, 0, 1, ttype, t->win)
+             : MPI_Get(origin, 1, otype, rank, 0, 1, ttype, t->win);
+  /* MPI keeps a freed datatype alive until operations using it end. */
+  if (otype != MPI_DATATYPE_NULL) MPI_Type_free(&otype);
+  if (ttype != MPI_DATATYPE_NULL) MPI_Type_free(&ttype);
   return rmadht_mpi(rc);
+}
+
+/* Issues r[0, n), all gets or all puts to rank sorted by_disp, as blocks:
+   a get that repeats the previous range is copied afterwards instead of
+   fetched twice (puts never repeat a range: a wave's slots are distinct);
+   a range that continues the previous one at both ends (adjacent slots or
+   groups into adjacent buffers) extends its block. */
+static int issue_run(rmadht *t, int rank, struct gather_req *r, int n) {
+  struct scratch *s = t->scratch;
+  int nb = 0;
+  unsigned char *first = NULL, *end = NULL; /* origin of block 0, end of
+                                               the last block's */
+  uint64_t tend = 0;
+  for (int i = 0; i < n; i++) {
+    r[i].same = NULL;
+    if (!r[i].put && i > 0 && r[i].disp == r[i - 1].disp &&
+        r[i].len == r[i - 1].len) {
+      r[i].same = r[i - 1].same ? r[i - 1].same : r[i - 1].buf;
+      continue;
+    }
+    if (nb > 0 && r[i].disp == tend && r[i].buf == end &&
+        s->blen[nb - 1] <= INT_MAX - (int)r[i].len) {
+      s->blen[nb - 1] += (int)r[i].len;
+    } else {
+      if (nb == 0) first = r[i].buf;
+      s->blen[nb] = (int)r[i].len;
+      s->tdisp[nb] = (MPI_Aint)r[i].disp;
+      /* Buffers of one operation kind lie in one allocation (the batch
+         scratch, or the lock-free pending images). */
+      s->odisp[nb] = (MPI_Aint)(r[i].buf - first);
+      nb++;
+    }
+    tend = r[i].disp + r[i].len;
+    end = r[i].buf + r[i].len;
+  }
+  return nb ? issue_blocks(t, rank, nb, first, n > 0 && r[0].put)
+            : RMADHT_OK;
+}
+
+int rma_issue(rmadht *t, int rank) {
+  struct scratch *s = t->scratch;
+  if (!s || !s->gather_per_rank[rank]) return RMADHT_OK;
+  int start = gather_take(s, rank), n = s->nrun - start;
+  struct gather_req *r = s->run + start;
+  qsort(r, (size_t)n, sizeof *r, by_disp);
+  int ngets = 0;
+  while (ngets < n && !r[ngets].put) ngets++;
+  int rc = issue_run(t, rank, r, ngets);
+  int prc = issue_run(t, rank, r + ngets, n - ngets);
+  return rc ? rc : prc;
+}
+
+/* After rank's synchronisation: fills its duplicates, forgets its
+   operations. */
+static void gather_complete(struct scratch *s, int rank) {
+  for (int i = 0; i < s->nrun && s->nlive > 0; i++) {
+    struct gather_req *g = &s->run[i];
+    if (g->rank != rank) continue;
+    if (g->same) memcpy(g->buf, g->same, g->len);
+    g->rank = -1;
+    s->nlive--;
+  }
+  if (s->nlive == 0) s->nrun = 0;
+}
+
+/* Ends an access to rank with sync (flush or unlock): operations still
+   queued to it go first, duplicates are filled after. */
+static int synchronise(rmadht *t, int rank, int (*sync)(int, MPI_Win)) {
+  int rc = rma_issue(t, rank);
+  int mrc = rmadht_mpi(sync(rank, t->win));
+  t->stats.round_trips++;
+  if (t->scratch) gather_complete(t->scratch, rank);
+  return rc ? rc : mrc;
+}
+
+int rma_flush(rmadht *t, int rank) {
+  int rc = synchronise(t, rank, MPI_Win_flush);
+  if (t->pending) pending_forget(t->pending, rank);
+  return rc;
+}
+
+int rma_unlock(rmadht *t, int rank) {
+  return synchronise(t, rank, MPI_Win_unlock);
 }
 
 /* A get of group on rank must not overtake an operation of ours on it. */
@@ -65,24 +216,43 @@ static int flush_if_pending(rmadht *t, int rank, uint64_t group) {
   return RMADHT_OK;
 }
 
-int rma_get_group(rmadht *t, int rank, uint64_t group, unsigned char *dst) {
-  int rc = flush_if_pending(t, rank, group);
+static int gather_add(rmadht *t, int rank, uint64_t group, uint64_t disp,
+                      size_t len, unsigned char *buf, int put) {
+  struct scratch *s = t->scratch;
+  int rc = put ? RMADHT_OK : flush_if_pending(t, rank, group);
+  /* Callers flush before GATHER_MAX gets; should one not, the oldest
+     target's gets go now rather than anything being lost. */
+  if (!rc && s->ngather == GATHER_MAX) rc = rma_flush(t, s->gather[0].rank);
   if (rc) return rc;
-  size_t len = t->layout.group_bytes;
-  return rmadht_mpi(MPI_Get(dst, (int)len, MPI_BYTE, rank,
-                            (MPI_Aint)slot_group_disp(&t->layout, group),
-                            (int)len, MPI_BYTE, t->win));
+  struct gather_req *g = &s->gather[s->ngather++];
+  g->rank = rank;
+  g->disp = disp;
+  g->len = (unsigned)len;
+  g->buf = buf;
+  g->put = put;
+  g->same = NULL;
+  s->gather_per_rank[rank]++;
+  return RMADHT_OK;
+}
+
+int rma_get_group(rmadht *t, int rank, uint64_t group, unsigned char *dst) {
+  return gather_add(t, rank, group, slot_group_disp(&t->layout, group),
+                    t->layout.group_bytes, dst, 0);
 }
 
 int rma_get_slot(rmadht *t, int rank, uint64_t slot, unsigned char *dst) {
   uint64_t group = slot / SLOT_GROUP;
-  int rc = flush_if_pending(t, rank, group);
-  if (rc) return rc;
   size_t len = t->layout.slot_size;
-  uint64_t disp = slot_group_disp(&t->layout, group) +
-                  (slot % SLOT_GROUP) * (uint64_t)len;
-  return rmadht_mpi(MPI_Get(dst, (int)len, MPI_BYTE, rank, (MPI_Aint)disp,
-                            (int)len, MPI_BYTE, t->win));
+  return gather_add(t, rank, group,
+                    slot_group_disp(&t->layout, group) +
+                        (slot % SLOT_GROUP) * (uint64_t)len,
+                    len, dst, 0);
+}
+
+int rma_put(rmadht *t, int rank, uint64_t disp, size_t len,
+            const unsigned char *src) {
+  /* The queue only reads a put's buffer: MPI_Put takes it as const. */
+  return gather_add(t, rank, 0, disp, len, (unsigned char *)src, 1);
 }
 
 static int pending_entry(rmadht *t, int rank, uint64_t group,

@@ -1,6 +1,18 @@
 /*
- * The RMA primitives every protocol shares: counted synchronisation and the
- * record of lock-free operations not yet completed.
+ * The RMA primitives every protocol shares: counted synchronisation, gets
+ * and puts gathered into one message per target, and the record of
+ * lock-free operations not yet completed.
+ *
+ * Gets and puts are queued, not issued: when a target is flushed or
+ * unlocked, the gets queued to it since go as ONE MPI_Get whose target
+ * datatype lists the blocks (deduplicated, adjacent ones merged) and whose
+ * origin datatype scatters them into their destinations, and its puts as
+ * one MPI_Put likewise; a single block goes plain, and so does each block
+ * to a rank on this node, where blocks are cheap and datatypes are not
+ * (rma.c).  Between hosts a message costs about 10-30 us over TCP
+ * whatever its size while each further block of a datatype costs ~1-3 us,
+ * so a batch's reads cost one message per target instead of two per item,
+ * and a single read one instead of two.  The bytes are the same.
  *
  * A lock-free write ends with a compare-and-swap of its slot's ver word
  * (lockfree.c), left outstanding to be completed by the next
@@ -32,13 +44,27 @@ struct pending {
 int pending_init(struct pending *p, int nranks, size_t slot_size);
 void pending_destroy(struct pending *p);
 
-/* MPI_Win_flush(rank), counted as a round trip; forgets its puts. */
+/* Issues the gets queued to rank, then MPI_Win_flush(rank), counted as a
+   round trip; forgets its puts.  The queued destinations are filled when
+   it returns. */
 int rma_flush(rmadht *t, int rank);
+/* The same with MPI_Win_unlock(rank), for the coarse-lock mode. */
+int rma_unlock(rmadht *t, int rank);
+/* Issues the gets and puts queued to rank without waiting for them, so
+   that a caller about to flush several targets has every target's
+   messages in flight before it waits for the first (batch.c). */
+int rma_issue(rmadht *t, int rank);
 
-/* Issues the get of one whole group into dst. */
+/* Queues the get of one whole group into dst; dst is filled once rank is
+   flushed or unlocked (the caller touches rank, batch.h). */
 int rma_get_group(rmadht *t, int rank, uint64_t group, unsigned char *dst);
-/* Issues the get of one slot (group * SLOT_GROUP + j) into dst. */
+/* Queues the get of one slot (group * SLOT_GROUP + j) into dst. */
 int rma_get_slot(rmadht *t, int rank, uint64_t slot, unsigned char *dst);
+/* Queues the put of len bytes from src to disp on rank; src must stay
+   unchanged until rank is flushed or unlocked, and no two puts queued to
+   one target may overlap (MPI forbids it in one datatype). */
+int rma_put(rmadht *t, int rank, uint64_t disp, size_t len,
+            const unsigned char *src);
 
 /* Returns the buffer for the image of a put into group on rank, recorded as
    outstanding; flushes the oldest target if the record is full. */

@@ -44,6 +44,44 @@ static int wants_shared(rmadht *t, const rmadht_config *cfg, int *shared) {
   return RMADHT_OK;
 }
 
+/* Collective.  To which ranks gathered gets and puts go one message per
+   block (t->per_block, rma.c): to all, none, or those on this rank's node,
+   as cfg->gather says. */
+static int find_per_block(rmadht *t, int gather) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Group all = MPI_GROUP_NULL, mine = MPI_GROUP_NULL;
+  int n = 0, rc = RMADHT_ERR_MPI, *in = NULL, *out = NULL;
+  t->per_block = calloc((size_t)t->nranks, 1);
+  if (MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                          &node) != MPI_SUCCESS)
+    goto done;
+  MPI_Comm_size(node, &n);
+  in = malloc((size_t)n * sizeof *in);
+  out = malloc((size_t)n * sizeof *out);
+  if (!t->per_block || !in || !out) {
+    rc = RMADHT_ERR_NOMEM;
+    goto done;
+  }
+  for (int i = 0; i < n; i++) in[i] = i;
+  if (MPI_Comm_group(node, &mine) == MPI_SUCCESS &&
+      MPI_Comm_group(t->comm, &all) == MPI_SUCCESS &&
+      MPI_Group_translate_ranks(mine, n, in, all, out) == MPI_SUCCESS) {
+    for (int r = 0; r < t->nranks; r++)
+      t->per_block[r] = gather == RMADHT_GATHER_BLOCK;
+    if (gather == RMADHT_GATHER_AUTO)
+      for (int i = 0; i < n; i++)
+        if (out[i] >= 0 && out[i] < t->nranks) t->per_block[out[i]] = 1;
+    rc = RMADHT_OK;
+  }
+done:
+  if (mine != MPI_GROUP_NULL) MPI_Group_free(&mine);
+  if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
+  if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+  free(in);
+  free(out);
+  return rc;
+}
+
 /* Every rank's window base, for the node-local path. */
 static int query_peers(rmadht *t) {
   t->peer = malloc((size_t)t->nranks * sizeof *t->peer);
@@ -137,6 +175,7 @@ static void destroy(rmadht *t) {
   free(t->pending);
   scratch_destroy(t);
   free(t->peer);
+  free(t->per_block);
   free(t);
 }
 
@@ -183,6 +222,7 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
 
   int shared;
   rc = config_agree_rc(comm, wants_shared(t, cfg, &shared));
+  if (!rc) rc = config_agree_rc(comm, find_per_block(t, cfg->gather));
   if (!rc) rc = config_agree_rc(comm, allocate_window(t, shared));
   if (rc) {
     destroy(t);

@@ -115,6 +115,14 @@ static void test_bad_config_everywhere(void) {
     check_same_everywhere(try_create(MPI_COMM_WORLD, &cfg, 1, RMADHT_OK));
   }
 
+  /* gather outside enum rmadht_gather. */
+  const int bad_gathers[] = {3, -1, INT_MAX};
+  for (size_t i = 0; i < sizeof bad_gathers / sizeof bad_gathers[0]; i++) {
+    cfg = good_config();
+    cfg.gather = bad_gathers[i];
+    check_same_everywhere(try_create(MPI_COMM_WORLD, &cfg, 1, RMADHT_ERR_ARG));
+  }
+
   /* Below one group: 8 slots of 80 bytes, plus 64 bytes of lock words in
      fine-lock mode. */
   const size_t small[] = {0, 1, 80, 639};

@@ -4,20 +4,26 @@
 
 Per operation, on one rank:
 
-    time = cpu + remote * (round_trips * L + messages * g + bytes / BW)
+    time = cpu + remote * (round_trips * L + messages * g + blocks * b
+                           + bytes / BW)
 
 cpu is the time per operation of the same run on one node (2 ranks, RMA
 through shared memory: the software cost of the table and of MPI's calls,
 without a network); round_trips are the completions the rank waits for
 (flushes, unlocks, and a lock counted as one); messages the gets, puts and
-atomics; bytes what they carry; remote the share of them that leaves the
-host.  L, g and BW of the test bed come from rmadht-rma-cost between the
-hosts: a pipelined get of b bytes costs g + b / BW (fitted at 64 and 1664
-bytes), a single one L more (at 256 bytes).  The model is checked against
+atomics; blocks the further contiguous blocks of gets and puts that move
+several with one derived datatype (rmadht's gathered gets and puts; 0 for
+plain ones); bytes what they carry; remote the share of them that leaves
+the host.  L, g, b and BW of the test bed come from rmadht-rma-cost
+between the hosts: a pipelined get of n bytes costs g + n / BW (fitted at
+64 and 1664 bytes), a single one L more (at 256 bytes), and each block of
+an indexed get of 64 blocks of 1664 bytes b + 1664 / BW.  The model is checked against
 the measured speed between the two test hosts (remote = the measured
 share, about 1/2), then projected to many hosts (remote = 1) with
-L = 2 us (InfiniBand-class: g 0.3 us, 10 GB/s) and L = 30 us
-(Ethernet-class: the test bed's g, 1.25 GB/s).  It assumes round trips do
+L = 2 us (InfiniBand-class: g and b 0.3 us, a block taken as dear as a
+message since MPI libraries read a derived datatype block by block over
+RDMA, 10 GB/s) and L = 30 us (Ethernet-class: the test bed's g and b,
+1.25 GB/s).  It assumes round trips do
 not overlap (a batch's flushes to different targets in fact partly do),
 that the target needs no CPU of its own (true of RDMA; over TCP the
 target's MPI must be scheduled, which the test bed's L includes), and no
@@ -31,6 +37,7 @@ import json
 import os
 import sys
 
+# name, L, g and b (None: the test bed's), BW in bytes per microsecond.
 CLASSES = (("IB-class", 2.0, 0.3, 10e3), ("Ethernet-class", 30.0, None, 1.25e3))
 PHASES = ("write", "read")
 
@@ -49,7 +56,8 @@ def key(row):
 
 
 def testbed(cost):
-    """L, g (microseconds) and BW (bytes per microsecond) of the test bed."""
+    """L, g, b (microseconds) and BW (bytes per microsecond) of the test
+    bed."""
     ns = {(r["pattern"], r["block_bytes"]): r["ns_per_block"] / 1e3
           for r in cost}
     p_small, p_big = ns[("pipelined", 64)], ns[("pipelined", 1664)]
@@ -58,22 +66,26 @@ def testbed(cost):
     bw = 1600 / (p_big - p_small) if p_big > p_small else float("inf")
     g = p_small - 64 / bw
     latency = ns[("single", 256)] - ns[("pipelined", 256)]
-    return latency, g, bw
+    block = max(ns.get(("indexed", 1664), 0) - 1600 / bw - 64 / bw, 0)
+    return latency, g, block, bw
 
 
 def traffic(row):
-    """Round trips, messages and bytes per operation."""
+    """Round trips, messages, further blocks and bytes per operation."""
     trips = row["syncs_per_op"] + row["locks_per_op"]
     messages = row["gets_per_op"] + row["puts_per_op"] + row["atomics_per_op"]
+    transfers = row["gets_per_op"] + row["puts_per_op"]
+    blocks = max(row.get("blocks_per_op", transfers) - transfers, 0)
     data = (row["bytes_got_per_op"] + row["bytes_put_per_op"]
             + row.get("bytes_atomic_per_op", 0))
-    return trips, messages, data
+    return trips, messages, blocks, data
 
 
-def network(row, latency, g, bw, remote):
+def network(row, latency, g, block, bw, remote):
     """Microseconds per operation spent on the network."""
-    trips, messages, data = traffic(row)
-    return remote * (trips * latency + messages * g + data / bw)
+    trips, messages, blocks, data = traffic(row)
+    return remote * (trips * latency + messages * g + blocks * block
+                     + data / bw)
 
 
 def us_per_op(row):
@@ -91,12 +103,13 @@ def main():
                     + rows(f"{where}/reference-{mpi}-one-node.jsonl")}
         if not cost or not measured:
             continue
-        latency, g, bw = testbed(cost)
+        latency, g, block, bw = testbed(cost)
         print(f"\n{mpi}: test bed L = {latency:.1f} us, g = {g:.2f} us, "
-              f"BW = {bw / 1e3:.2f} GB/s (rmadht-rma-cost between hosts)\n")
+              f"b = {block:.2f} us, BW = {bw / 1e3:.2f} GB/s "
+              f"(rmadht-rma-cost between hosts)\n")
         head = ["implementation", "mode", "batch", "phase", "round trips",
-                "messages", "KB", "cpu us (1 node)", "measured Mops/s",
-                "model Mops/s"]
+                "messages", "further blocks", "KB", "cpu us (1 node)",
+                "measured Mops/s", "model Mops/s"]
         for name, lat, _, _ in CLASSES:
             head.append(f"{name} {lat:g} us: us/op, Mops/s per rank")
         print("| " + " | ".join(head) + " |")
@@ -110,14 +123,16 @@ def main():
             ranks = row["ranks"]
             cpu = us_per_op(local)
             share = row["remote_share"] or 0
-            model = cpu + network(row, latency, g, bw, share)
-            trips, messages, data = traffic(row)
+            model = cpu + network(row, latency, g, block, bw, share)
+            trips, messages, blocks, data = traffic(row)
             cells = [row.get("implementation", "rmadht"), row["mode"],
                      str(row["batch"]), row["phase"], f"{trips:.3f}",
-                     f"{messages:.2f}", f"{data / 1e3:.2f}", f"{cpu:.2f}", f"{ranks / us_per_op(row):.3f}",
+                     f"{messages:.3f}", f"{blocks:.2f}", f"{data / 1e3:.2f}",
+                     f"{cpu:.2f}", f"{ranks / us_per_op(row):.3f}",
                      f"{ranks / model:.3f}"]
             for _, lat, gap, width in CLASSES:
-                t = cpu + network(row, lat, g if gap is None else gap, width, 1)
+                t = cpu + network(row, lat, g if gap is None else gap,
+                                  block if gap is None else gap, width, 1)
                 cells.append(f"{t:.1f}, {1 / t:.3f}")
             print("| " + " | ".join(cells) + " |")
 

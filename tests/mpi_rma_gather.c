@@ -1,0 +1,301 @@
+/* Batched reads and writes whose gets and puts to one target go as one
+   message of a derived datatype (src/rma.c), or one per block: many rows
+   to one target, keys sharing a candidate group, the same key in many
+   rows, rows on every target, keys in either candidate group, absent keys,
+   batches across chunks, runs of adjacent slots; in every mode and every
+   gather setting, every value read back is checked, and so is the number
+   of MPI_Get calls. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "rmadht.h"
+#include "testdata.h"
+
+enum { KS = 24, VS = 40, CLUSTERS = 3, PER_CLUSTER = 12, SPREAD = 40 };
+
+/* MPI_Get calls of this process, counted by interposing on the MPI entry
+   point (the library is linked in as objects). */
+static uint64_t gets;
+int MPI_Get(void *origin, int origin_count, MPI_Datatype origin_type,
+            int rank, MPI_Aint disp, int count, MPI_Datatype type,
+            MPI_Win win) {
+  gets++;
+  return PMPI_Get(origin, origin_count, origin_type, rank, disp, count, type,
+                  win);
+}
+
+/* Key ids name where the key lives, which the test's hash then puts
+   there: writer << 40 | target << 32 | cluster << 16 | k, cluster
+   CLUSTERS meaning "spread" (its own first group).  Absent keys have bit
+   63 set. */
+struct where {
+  int nranks;
+  uint64_t groups;
+};
+
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= UINT64_C(0xBF58476D1CE4E5B9);
+  x ^= x >> 27;
+  x *= UINT64_C(0x94D049BB133111EB);
+  return x ^ (x >> 31);
+}
+
+static uint64_t key_id(int writer, int target, int cluster, int k) {
+  return (uint64_t)writer << 40 | (uint64_t)target << 32 |
+         (uint64_t)cluster << 16 | (uint64_t)k;
+}
+
+/* The owner from the high half (place.c reduces it by multiply-shift);
+   the first group from the low half: keys of one cluster share it,
+   their second groups (a rehash of all 64 bits) differ. */
+static uint64_t test_hash(const void *key, size_t len, void *arg) {
+  const struct where *w = arg;
+  uint64_t id;
+  memcpy(&id, key, 8);
+  (void)len;
+  int target = (int)(id >> 32 & 0xff);
+  int cluster = (int)(id >> 16 & 0xffff);
+  uint64_t hi = (((uint64_t)target << 32) + (uint64_t)w->nranks - 1) /
+                (uint64_t)w->nranks;
+  uint64_t lo;
+  if (cluster < CLUSTERS && w->groups > 0) {
+    uint64_t g = (uint64_t)(cluster + 1) * w->groups / (CLUSTERS + 2);
+    lo = ((g << 32) + w->groups - 1) / w->groups + (id & 0xffff) +
+         (id >> 40 & 0xff) * 64;
+  } else {
+    lo = mix(id) & 0xffffffffu;
+  }
+  return hi << 32 | lo;
+}
+
+static int target_of(uint64_t id) { return (int)(id >> 32 & 0xff); }
+
+/* Expected MPI_Gets of a read batch of n keys: one per target per chunk
+   of 256 items (src/batch.h), on the RMA path. */
+static uint64_t expected_gets(const uint64_t *ids, size_t n) {
+  uint64_t e = 0;
+  unsigned char seen[256];
+  for (size_t a = 0; a < n; a += 256) {
+    memset(seen, 0, sizeof seen);
+    for (size_t i = a; i < n && i < a + 256; i++) {
+      int r = target_of(ids[i]);
+      e += !seen[r];
+      seen[r] = 1;
+    }
+  }
+  return e;
+}
+
+/* How many MPI_Gets a batch of n keys may take: exactly the expected
+   number when every target gets one message (RMADHT_GATHER_TARGET), else
+   between that and one per candidate group. */
+static int gets_ok(uint64_t got, uint64_t expect, size_t n, int rma,
+                   int gather) {
+  if (!rma) return got == 0;
+  if (gather == RMADHT_GATHER_TARGET) return got == expect;
+  return got >= expect && got <= 2 * n;
+}
+
+static void read_and_check(rmadht *t, const uint64_t *ids, size_t n,
+                           uint64_t version, int rma, int gather) {
+  unsigned char *keys = malloc(n * KS), *vals = malloc(n * VS);
+  int *st = malloc(n * sizeof *st);
+  for (size_t i = 0; i < n; i++) make_key(keys + i * KS, KS, ids[i]);
+  uint64_t g0 = gets;
+  CHECK_RC(rmadht_read_batch(t, n, keys, vals, st), RMADHT_OK);
+  CHECK(gets_ok(gets - g0, expected_gets(ids, n), n, rma, gather));
+  for (size_t i = 0; i < n; i++) {
+    if (ids[i] >> 63) {
+      CHECK_RC(st[i], RMADHT_NOT_FOUND);
+    } else {
+      CHECK_RC(st[i], RMADHT_OK);
+      CHECK(value_ok(vals + i * VS, VS, ids[i], version));
+    }
+  }
+  free(keys);
+  free(vals);
+  free(st);
+}
+
+static void shuffle(uint64_t *a, size_t n, uint64_t seed) {
+  for (size_t i = n; i > 1; i--) {
+    size_t j = (size_t)(mix(seed + i) % i);
+    uint64_t x = a[i - 1];
+    a[i - 1] = a[j];
+    a[j] = x;
+  }
+}
+
+/* Orders ids by target: long runs of rows to one target. */
+static int by_target(const void *a, const void *b) {
+  int x = target_of(*(const uint64_t *)a), y = target_of(*(const uint64_t *)b);
+  return (x > y) - (x < y);
+}
+
+static void run_variant(const struct variant *var, int gather, int rank,
+                        int nranks) {
+  struct where w = {nranks, 0};
+  rmadht_config cfg;
+  rmadht_config_default(&cfg, KS, VS);
+  variant_config(&cfg, var);
+  cfg.gather = gather;
+  cfg.bytes_per_rank = 1 << 20;
+  cfg.hash = test_hash;
+  cfg.hash_arg = &w;
+  rmadht *t = NULL;
+  CHECK_RC(rmadht_create(MPI_COMM_WORLD, &cfg, &t), RMADHT_OK);
+  if (!t) return;
+  rmadht_info info;
+  CHECK_RC(rmadht_get_info(t, &info), RMADHT_OK);
+  w.groups = info.groups_per_rank; /* the hash spreads keys until now */
+  int rma = !info.node_local;
+
+  /* Every rank's keys: clusters sharing a first group and spread keys,
+     on every target. */
+  size_t per_writer = (size_t)nranks * (CLUSTERS * PER_CLUSTER + SPREAD);
+  size_t nall = per_writer * (size_t)nranks;
+  uint64_t *all = malloc(nall * sizeof *all);
+  size_t m = 0;
+  for (int wr = 0; wr < nranks; wr++)
+    for (int r = 0; r < nranks; r++) {
+      for (int c = 0; c < CLUSTERS; c++)
+        for (int k = 0; k < PER_CLUSTER; k++) all[m++] = key_id(wr, r, c, k);
+      for (int k = 0; k < SPREAD; k++) all[m++] = key_id(wr, r, CLUSTERS, k);
+    }
+  CHECK(m == nall);
+  const uint64_t *mine = all + (size_t)rank * per_writer;
+
+  /* Version 1 by batches of 128 (more than a cluster, so a batch's
+     writes share groups and go in several waves). */
+  unsigned char *keys = malloc(per_writer * KS), *vals = malloc(per_writer * VS);
+  int *st = malloc(per_writer * sizeof *st);
+  rmadht_location *locs = malloc(per_writer * sizeof *locs);
+  for (size_t i = 0; i < per_writer; i++) {
+    make_key(keys + i * KS, KS, mine[i]);
+    make_value(vals + i * VS, VS, mine[i], 1);
+  }
+  for (size_t a = 0; a < per_writer; a += 128) {
+    size_t n = per_writer - a < 128 ? per_writer - a : 128;
+    CHECK_RC(rmadht_write_batch(t, n, keys + a * KS, vals + a * VS, st + a),
+             RMADHT_OK);
+    for (size_t i = a; i < a + n; i++) CHECK_RC(st[i], RMADHT_OK);
+  }
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  /* Reads: grouped by target, shuffled, with repeats and absent keys, in
+     batches of several sizes, some crossing chunks. */
+  size_t cap = 3 * nall + 16;
+  uint64_t *ids = malloc(cap * sizeof *ids);
+  memcpy(ids, all, nall * sizeof *ids);
+  qsort(ids, nall, sizeof *ids, by_target);
+  const size_t sizes[] = {1, 2, 7, 128, 256, 600};
+  for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+    for (size_t a = 0; a < nall; a += sizes[z])
+      read_and_check(t, ids + a, nall - a < sizes[z] ? nall - a : sizes[z], 1,
+                     rma, gather);
+  /* Each key twice in a row, once more later, and absent keys between. */
+  size_t n = 0;
+  for (size_t i = 0; i < nall; i++) {
+    ids[n++] = all[i];
+    ids[n++] = all[i];
+    if (i % 5 == 0) ids[n++] = all[i] | UINT64_C(1) << 63;
+  }
+  for (size_t i = 0; i < nall && n < cap; i += 3) ids[n++] = all[i];
+  shuffle(ids + nall, n - nall, (uint64_t)rank);
+  for (size_t a = 0; a < n; a += 200)
+    read_and_check(t, ids + a, n - a < 200 ? n - a : 200, 1, rma, gather);
+  memcpy(ids, all, nall * sizeof *ids);
+  shuffle(ids, nall, 7u + (uint64_t)rank);
+  read_and_check(t, ids, nall, 1, rma, gather);
+
+  /* A single read is one get. */
+  unsigned char out[VS];
+  for (size_t i = 0; i < nall; i += 17) {
+    make_key(keys, KS, all[i]);
+    uint64_t g0 = gets;
+    CHECK_RC(rmadht_read(t, keys, out), RMADHT_OK);
+    CHECK(gets_ok(gets - g0, 1, 1, rma, gather));
+    CHECK(value_ok(out, VS, all[i], 1));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  /* Version 2 in one batch, with locations; read back by key and by
+     location, also in one batch each. */
+  for (size_t i = 0; i < per_writer; i++) {
+    make_key(keys + i * KS, KS, mine[i]);
+    make_value(vals + i * VS, VS, mine[i], 2);
+  }
+  CHECK_RC(rmadht_write_batch_loc(t, per_writer, keys, vals, st, locs),
+           RMADHT_OK);
+  for (size_t i = 0; i < per_writer; i++) CHECK_RC(st[i], RMADHT_OK);
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  MPI_Barrier(MPI_COMM_WORLD);
+  read_and_check(t, all, nall, 2, rma, gather);
+  unsigned char *kout = malloc(per_writer * KS);
+  CHECK_RC(rmadht_read_loc_batch(t, per_writer, locs, kout, vals, st),
+           RMADHT_OK);
+  for (size_t i = 0; i < per_writer; i++) {
+    unsigned char k[KS];
+    make_key(k, KS, mine[i]);
+    CHECK_RC(st[i], RMADHT_OK);
+    CHECK(memcmp(kout + i * KS, k, KS) == 0);
+    CHECK(value_ok(vals + i * VS, VS, mine[i], 2));
+  }
+
+  /* Every slot of a run on one target by location: adjacent slots merge
+     into one block of the get; a batch must read what single reads do. */
+  enum { RUN = 300 };
+  rmadht_location run[RUN];
+  unsigned char *rk = malloc(RUN * KS), *rv = malloc(RUN * VS);
+  int rst[RUN], live = 0;
+  int target = (rank + 1) % nranks;
+  for (int i = 0; i < RUN; i++)
+    CHECK_RC(rmadht_location_join(t, target, (uint64_t)i + 5, &run[i]),
+             RMADHT_OK);
+  uint64_t g0 = gets;
+  CHECK_RC(rmadht_read_loc_batch(t, RUN, run, rk, rv, rst), RMADHT_OK);
+  /* Two chunks to one target, one block each. */
+  CHECK(gets_ok(gets - g0, 2, 2, rma, RMADHT_GATHER_TARGET));
+  for (int i = 0; i < RUN; i++) {
+    unsigned char k1[KS], v1[VS];
+    int rc = rmadht_read_loc(t, &run[i], k1, v1);
+    CHECK_RC(rst[i], rc);
+    if (rc != RMADHT_OK) continue;
+    live++;
+    CHECK(memcmp(k1, rk + i * KS, KS) == 0);
+    CHECK(memcmp(v1, rv + i * VS, VS) == 0);
+    uint64_t id;
+    memcpy(&id, k1, 8);
+    CHECK(value_ok(v1, VS, id, 2));
+  }
+  CHECK(live > 0);
+  free(rk);
+  free(rv);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  free(kout);
+  free(ids);
+  free(locs);
+  free(st);
+  free(vals);
+  free(keys);
+  free(all);
+  CHECK_RC(rmadht_free(&t), RMADHT_OK);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, nranks;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  static const int gathers[] = {RMADHT_GATHER_TARGET, RMADHT_GATHER_BLOCK,
+                                RMADHT_GATHER_AUTO};
+  for (int g = 0; g < 3; g++)
+    for (int v = 0; v < N_VARIANTS; v++)
+      run_variant(&test_variants[v], gathers[g], rank, nranks);
+  int rc = check_finish("mpi_rma_gather");
+  MPI_Finalize();
+  return rc;
+}
