@@ -211,6 +211,24 @@ static void test_outside(enum rmadht_interp_method method) {
   CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
 }
 
+
+/* NQ lookups alternating between the bucket of 1.0 (even q) and that of
+   2.0 (odd q), near each bucket's points. */
+static void lookup_two_buckets(rmadht_cache *c, double *x, double *out,
+                               unsigned char *st) {
+  for (int q = 0; q < NQ; q++)
+    point_in(1000u + (unsigned)q, q % 2 ? 2.01 : 1.01, 0.02, x + q * NIN);
+  CHECK_RC(rmadht_cache_lookup(c, NQ, x, out, st), RMADHT_OK);
+}
+
+/* An interpolated row of f_linear within tol of the function. */
+static void check_linear(const double *x, const double *out,
+                         const double *tol) {
+  double y[NOUT];
+  f_linear(x, y);
+  for (int o = 0; o < NOUT; o++) CHECK(fabs(out[o] - y[o]) <= tol[o]);
+}
+
 /* Rows of a full bucket and of one listing fewer than min_neighbours,
    interleaved in one lookup: the short bucket's locations are not read,
    which must not shift the others' (each row still meets its own
@@ -235,20 +253,16 @@ static void test_mixed_buckets(void) {
     }
   CHECK_RC(rmadht_cache_flush(c), RMADHT_OK);
   MPI_Barrier(MPI_COMM_WORLD);
-  double x[NQ * NIN], out[NQ * NOUT], y[NOUT];
+  double x[NQ * NIN], out[NQ * NOUT];
   unsigned char st[NQ];
-  for (int q = 0; q < NQ; q++)
-    point_in(1000u + (unsigned)q, q % 2 ? 2.01 : 1.01, 0.02, x + q * NIN);
-  CHECK_RC(rmadht_cache_lookup(c, NQ, x, out, st), RMADHT_OK);
+  lookup_two_buckets(c, x, out, st);
   for (int q = 0; q < NQ; q++) {
     if (q % 2) {
       CHECK(st[q] == RMADHT_CACHE_MISS && isnan(out[q * NOUT]));
       continue;
     }
     CHECK(st[q] == RMADHT_CACHE_INTERPOLATED);
-    f_linear(x + q * NIN, y);
-    for (int o = 0; o < NOUT; o++)
-      CHECK(fabs(out[q * NOUT + o] - y[o]) <= tol[o]);
+    check_linear(x + q * NIN, out + q * NOUT, tol);
   }
   CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
   CHECK(s.interpolated == NQ / 2 && s.refused_neighbours == NQ / 2);
@@ -280,16 +294,12 @@ static void test_grouped_appends(void) {
   }
   CHECK_RC(rmadht_cache_flush(c), RMADHT_OK);
   MPI_Barrier(MPI_COMM_WORLD);
-  double x[NQ * NIN], out[NQ * NOUT], y[NOUT];
+  double x[NQ * NIN], out[NQ * NOUT];
   unsigned char st[NQ];
-  for (int q = 0; q < NQ; q++)
-    point_in(1000u + (unsigned)q, q % 2 ? 2.01 : 1.01, 0.02, x + q * NIN);
-  CHECK_RC(rmadht_cache_lookup(c, NQ, x, out, st), RMADHT_OK);
+  lookup_two_buckets(c, x, out, st);
   for (int q = 0; q < NQ; q++) {
     CHECK(st[q] == RMADHT_CACHE_INTERPOLATED);
-    f_linear(x + q * NIN, y);
-    for (int o = 0; o < NOUT; o++)
-      CHECK(fabs(out[q * NOUT + o] - y[o]) <= tol[o]);
+    check_linear(x + q * NIN, out + q * NOUT, tol);
   }
   CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
   CHECK(s.interpolated == NQ && s.index_dropped == 0);

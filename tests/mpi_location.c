@@ -202,6 +202,19 @@ static void evicted(const struct variant *var) {
   CHECK_RC(rmadht_free(&t), RMADHT_OK);
 }
 
+/* Writes n keys with their locations, settles, and gathers every rank's
+   n locations into all, when it has room for them (maxr ranks). */
+static void write_shared(rmadht *t, int n, const void *keys, const void *vals,
+                         int *status, rmadht_location *mine,
+                         rmadht_location *all, int maxr) {
+  CHECK_RC(rmadht_write_batch_loc(t, (size_t)n, keys, vals, status, mine),
+           RMADHT_OK);
+  settle(t);
+  if (nranks <= maxr)
+    MPI_Allgather(mine, 2 * n, MPI_UINT64_T, all, 2 * n, MPI_UINT64_T,
+                  MPI_COMM_WORLD);
+}
+
 /* Removed by another rank: every rank writes 20 keys of its own with their
    locations; the last rank removes 16 of each rank's 20 and flushes; after
    a barrier every rank reads every location: the 16 as NOT_FOUND, the 4
@@ -221,12 +234,7 @@ static void removed_elsewhere(const struct variant *var) {
     make_key(keys[i], KS, id);
     make_value(vals[i], VS, id, 4);
   }
-  CHECK_RC(rmadht_write_batch_loc(t, PER, keys, vals, status, mine),
-           RMADHT_OK);
-  settle(t);
-  if (nranks <= MAXR)
-    MPI_Allgather(mine, 2 * PER, MPI_UINT64_T, all, 2 * PER, MPI_UINT64_T,
-                  MPI_COMM_WORLD);
+  write_shared(t, PER, keys, vals, status, mine, all, MAXR);
   if (rank == nranks - 1) {
     unsigned char key[KS];
     for (int q = 0; q < nranks; q++)
@@ -275,12 +283,7 @@ static void removed_copies(const struct variant *var) {
     make_value(vals[i], VS, 500u + (uint64_t)i, (uint64_t)rank);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK_RC(rmadht_write_batch_loc(t, NK, keys, vals, status, mine),
-           RMADHT_OK);
-  settle(t);
-  if (nranks <= MAXR)
-    MPI_Allgather(mine, 2 * NK, MPI_UINT64_T, all, 2 * NK, MPI_UINT64_T,
-                  MPI_COMM_WORLD);
+  write_shared(t, NK, keys, vals, status, mine, all, MAXR);
   if (rank == 0)
     for (int i = 0; i < NK; i++)
       CHECK_RC(rmadht_remove(t, keys[i]), RMADHT_OK);
