@@ -18,22 +18,26 @@ static const struct protocol *protocol_of(const rmadht *t) {
   }
 }
 
-/* Collective.  Whether the node-local path applies: asked for, lock-free,
-   every rank on this rank's node, and room for a group and its tags (32
-   bytes per group, rounded up to 64).  Loads and CPU atomics are only
+/* Collective.  The ranks of t's communicator that share this rank's node. */
+static int split_node(rmadht *t, MPI_Comm *node) {
+  return MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                             node) == MPI_SUCCESS
+             ? RMADHT_OK
+             : RMADHT_ERR_MPI;
+}
+
+/* Whether the node-local path applies: asked for, lock-free, every rank
+   on this rank's node, and room for a group and its tags (32 bytes per
+   group, rounded up to 64).  Loads and CPU atomics are only
    coherent with each other, so the path is all or nothing: one rank
    elsewhere, whose writes arrive through the network, rules it out.  On
    the path the table takes the layout with tags. */
-static int wants_shared(rmadht *t, const rmadht_config *cfg, int *shared) {
+static int wants_shared(rmadht *t, const rmadht_config *cfg, MPI_Comm node,
+                        int *shared) {
   *shared = 0;
   if (!cfg->node_local || t->mode != RMADHT_LOCK_FREE) return RMADHT_OK;
-  MPI_Comm node;
-  if (MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                          &node) != MPI_SUCCESS)
-    return RMADHT_ERR_MPI;
   int n;
   MPI_Comm_size(node, &n);
-  MPI_Comm_free(&node);
   struct slot_layout tagged;
   if (n == t->nranks &&
       slot_layout_init(&tagged, cfg->key_size, cfg->value_size,
@@ -44,17 +48,13 @@ static int wants_shared(rmadht *t, const rmadht_config *cfg, int *shared) {
   return RMADHT_OK;
 }
 
-/* Collective.  To which ranks gathered gets and puts go one message per
-   block (t->per_block, rma.c): to all, none, or those on this rank's node,
-   as cfg->gather says. */
-static int find_per_block(rmadht *t, int gather) {
-  MPI_Comm node = MPI_COMM_NULL;
+/* To which ranks gathered gets and puts go one message per block
+   (t->per_block, rma.c): to all, none, or those on this rank's node, as
+   cfg->gather says. */
+static int find_per_block(rmadht *t, int gather, MPI_Comm node) {
   MPI_Group all = MPI_GROUP_NULL, mine = MPI_GROUP_NULL;
-  int n = 0, rc = RMADHT_ERR_MPI, *in = NULL, *out = NULL;
+  int n, rc = RMADHT_ERR_MPI, *in = NULL, *out = NULL;
   t->per_block = calloc((size_t)t->nranks, 1);
-  if (MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                          &node) != MPI_SUCCESS)
-    goto done;
   MPI_Comm_size(node, &n);
   in = malloc((size_t)n * sizeof *in);
   out = malloc((size_t)n * sizeof *out);
@@ -76,7 +76,6 @@ static int find_per_block(rmadht *t, int gather) {
 done:
   if (mine != MPI_GROUP_NULL) MPI_Group_free(&mine);
   if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
-  if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   free(in);
   free(out);
   return rc;
@@ -220,9 +219,14 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
     return rc;
   }
 
+  /* This rank's node, asked once for both the node-local path and the
+     gathering of messages. */
   int shared;
-  rc = config_agree_rc(comm, wants_shared(t, cfg, &shared));
-  if (!rc) rc = config_agree_rc(comm, find_per_block(t, cfg->gather));
+  MPI_Comm node = MPI_COMM_NULL;
+  rc = config_agree_rc(comm, split_node(t, &node));
+  if (!rc) rc = config_agree_rc(comm, wants_shared(t, cfg, node, &shared));
+  if (!rc) rc = config_agree_rc(comm, find_per_block(t, cfg->gather, node));
+  if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   if (!rc) rc = config_agree_rc(comm, allocate_window(t, shared));
   if (rc) {
     destroy(t);
