@@ -158,7 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--out", type=Path, help="where compare.json/.png go (default DHT_DIR)")
     cmp_.add_argument("--variables", help="comma-separated variables (default: the scenario's)")
 
-    sweep = sub.add_parser("sweep", help="rounding study in the shape of 002 Table 1")
+    sweep = sub.add_parser(
+        "sweep", help="rounding study shaped like Table 1 of De Lucia et al. 2021")
     sweep.add_argument("outdir", type=Path)
     sweep.add_argument("--scenario", type=Path, default=None,
                        help="scenario (default scenarios/dol2d_small.toml)")

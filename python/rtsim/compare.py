@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``rtsim compare``: a run with the cache against its reference.
 
-The error of 002 eq. 2 at iteration t combines the variables by the
-geometric mean of their relative root mean squared errors over the grid:
+The error of De Lucia et al. 2021 (eq. 2) at iteration t combines the
+variables by the geometric mean of their relative root mean squared errors
+over the grid:
 
     Error_t = exp( 1/m sum_i log( RMSE_i(t) / max_t(ref_i) ) )
 
-The norm max_t(ref_i) is read as 002 words it, "the maximum value of each
-variable": the largest |ref_i| over all cells and all compared iterations.
+The norm max_t(ref_i) is read as De Lucia et al. (2021) word it, "the
+maximum value of each variable": the largest |ref_i| over all cells and
+all compared iterations.
 Taken at iteration t alone, it would blow up the error of a mineral once
 it has nearly vanished everywhere: a residue of 1e-11 mol would become
 its own scale.  A variable that is zero throughout the reference has no

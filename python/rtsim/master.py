@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The master rank: flow, transport, dispatch of work packages, outputs.
 
-Each coupling iteration is sequential non-iterative (002 Fig. 4): advect
-the conservative totals, then hand the work packages to idle workers first
-come, first served, until every package is back.
+Each coupling iteration is sequential non-iterative (De Lucia et al. 2021,
+Fig. 4): advect the conservative totals, then hand the work packages to
+idle workers first come, first served, until every package is back.
 """
 
 from __future__ import annotations

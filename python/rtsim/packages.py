@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Round-robin work packages (002 sect. 2.2, Fig. 3).
+"""Round-robin work packages (De Lucia et al. 2021, sect. 2.2, Fig. 3).
 
 Package k holds cells k, k + P, k + 2P, ... for P packages, so cells in one
 package lie far apart and the expensive cells near a reactive front are

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``rtsim reuse``: the best hit rate any cache could reach on a run.
 
-002 advises checking the rounding on preliminary runs before an expensive
-one.  This answers the question that comes first: could a cache pay here
-at all?  It replays a reference run's chemistry inputs, every cell's state
+De Lucia et al. (2021) advise checking the rounding on preliminary runs
+before an expensive one.  This answers the question that comes first:
+could a cache pay here at all?  It replays a reference run's chemistry inputs, every cell's state
 after transport at every iteration (recomputed from the previous
 snapshot), through an rmadht surrogate cache with the scenario's rounding
 on this process alone, and counts every key seen before, in any cell and

@@ -152,7 +152,8 @@ class InterpolationSpec:
 
 @dataclass(frozen=True)
 class DhtSpec:
-    """Rounding of cache keys (002 sect. 2.4.3) and what goes into the cache."""
+    """Rounding of cache keys (De Lucia et al. 2021, sect. 2.4.3) and what
+    goes into the cache."""
 
     log10: bool
     aqueous_digits: int

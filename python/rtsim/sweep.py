@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""``rtsim sweep``: the rounding study of 002 sect. 4.1 (Table 1), and
-the interpolation study beside it.
+"""``rtsim sweep``: the rounding study of De Lucia et al. (2021), sect. 4.1
+(Table 1), and the interpolation study beside it.
 
 Runs a small scenario once without the cache, then with the cache for every
 pair of aqueous ("class 1") and mineral ("class 2") digits, rounding the
@@ -31,7 +31,8 @@ from rtsim.compare import compare_runs, read_summary
 from rtsim.errors import RtsimError
 from rtsim.scenario import load_scenario
 
-#: Above the 1e-5 threshold of 002 sect. 3.4, an error is set in bold.
+#: Above the 1e-5 threshold of De Lucia et al. (2021), sect. 3.4, an error
+#: is set in bold.
 THRESHOLD = 1e-5
 
 
@@ -91,7 +92,8 @@ def run_once(ranks: int, scenario: Path, outdir: Path, extra: list[str]) -> None
 
 
 def markdown(results: list[dict[str, Any]], modes: list[str]) -> str:
-    """The maximum errors shaped like 002 Table 1, one column per mode."""
+    """The maximum errors shaped like Table 1 of De Lucia et al. (2021), one
+    column per mode."""
     pairs = sorted({(r["aqueous"], r["mineral"]) for r in results})
     by_key = {(r["aqueous"], r["mineral"], r["mode"]): r for r in results}
     header = "| Class 1 (aqueous) | Class 2 (minerals) | " + " | ".join(
@@ -109,7 +111,8 @@ def markdown(results: list[dict[str, Any]], modes: list[str]) -> str:
                       f"{100 * r['hit_rate']:.1f}%"]
         lines.append(f"| {aqueous} | {mineral} | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append(f"Maximum 002 eq. 2 error over all snapshots; bold: above {THRESHOLD:.0e}.")
+    lines.append("Maximum error of eq. 2 (De Lucia et al. 2021) over all snapshots; "
+                 f"bold: above {THRESHOLD:.0e}.")
     return "\n".join(lines) + "\n"
 
 

@@ -7,7 +7,7 @@ sources (one cell, or every cell of an injection edge).  Its columns sum
 to zero except where water leaves the domain, so the scheme conserves
 mass exactly up to round-off.  The operator is applied
 in equal inner sub-steps short enough for the Courant-Friedrichs-Lewy
-condition (002 eq. 1): dt_adv = min_i(phi V_i / F_out,i).
+condition (De Lucia et al. 2021, eq. 1): dt_adv = min_i(phi V_i / F_out,i).
 """
 
 from __future__ import annotations

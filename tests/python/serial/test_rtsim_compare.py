@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The error measure of 002 eq. 2 and the comparison files."""
+"""The error measure of De Lucia et al. 2021 (eq. 2) and the comparison files."""
 
 import json
 import math
