@@ -98,9 +98,10 @@ bench: build-openmpi build-mpich
 # minutes: every mode on RMA, single and batch, under Open MPI (osc/pt2pt)
 # and MPICH; JSON lines in bench-results/hosts/.  Not part of `make test`.
 # BENCH_HOSTS_ARGS go to every rmadht-bench run.
+# MPIDHT=DIR, a checkout of sobc/MPI-DHT, adds the reference's runs first.
 BENCH_HOSTS_ARGS ?= --scale 0.2
 bench-hosts: build-openmpi build-mpich
-	@bash tools/hosts/bench.sh $(BUILD) $(BENCH_HOSTS_ARGS)
+	@RMADHT_REFERENCE_SRC=$(MPIDHT) bash tools/hosts/bench.sh $(BUILD) $(BENCH_HOSTS_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(VENV) out

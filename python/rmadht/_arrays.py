@@ -11,10 +11,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_matrix", "as_bytes", "check_sizes", "MODES", "mode_number"]
+__all__ = ["as_matrix", "as_bytes", "check_sizes", "MODES", "mode_number",
+           "GATHERS", "gather_number"]
 
 #: Table modes by name, as rmadht_mode_name() prints them.
 MODES = {"lockfree": 0, "fine": 1, "coarse": 2}
+
+#: How the RMA path sends a target's gathered gets and puts, by name
+#: (enum rmadht_gather).
+GATHERS = {"auto": 0, "target": 1, "block": 2}
 
 
 def check_sizes(**sizes: Any) -> None:
@@ -26,16 +31,26 @@ def check_sizes(**sizes: Any) -> None:
             raise ValueError(f"{name} must be positive, got {v}")
 
 
-def mode_number(mode: str) -> int:
-    """The C ``enum rmadht_mode`` value of a mode name."""
-    if not isinstance(mode, str):
-        raise TypeError(f"mode must be one of {sorted(MODES)}, got {mode!r}")
+def _enum_number(what: str, names: dict[str, int], value: Any) -> int:
+    """The C enum value of value, one of the names; what names the option."""
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be one of {sorted(names)}, got {value!r}")
     try:
-        return MODES[mode]
+        return names[value]
     except KeyError:
         raise ValueError(
-            f"mode must be one of {sorted(MODES)}, got {mode!r}"
+            f"{what} must be one of {sorted(names)}, got {value!r}"
         ) from None
+
+
+def mode_number(mode: str) -> int:
+    """The C ``enum rmadht_mode`` value of a mode name."""
+    return _enum_number("mode", MODES, mode)
+
+
+def gather_number(gather: str) -> int:
+    """The C ``enum rmadht_gather`` value of a gathering's name."""
+    return _enum_number("gather", GATHERS, gather)
 
 
 def as_matrix(a: Any, dtype: type, cols: int, name: str,

@@ -9,7 +9,7 @@ from typing import Any, Dict, Optional, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._arrays import as_bytes, as_matrix, check_sizes, mode_number
+from ._arrays import as_bytes, as_matrix, check_sizes, gather_number, mode_number
 from ._lifetime import CollectiveHandle
 from ._mpi import MPI, agreed, comm_handle
 
@@ -36,6 +36,13 @@ class Table(CollectiveHandle):
     initialised with ``MPI_THREAD_MULTIPLE``, mpi4py's default; README,
     "Progress while a rank computes".
 
+    ``gather`` says how the RMA path sends the gets and puts it has
+    gathered for one target: ``"target"`` as one message of a derived
+    datatype, ``"block"`` as one message per contiguous block, ``"auto"``
+    (the default) the first to ranks on other nodes and the second on this
+    node, where a plain get is cheap and a derived datatype is not.  It
+    changes only this rank's messages, so it may differ between ranks.
+
     Use it as a context manager so that it is closed on every rank::
 
         with rmadht.Table(MPI.COMM_WORLD, key_size=80, value_size=104) as t:
@@ -54,7 +61,7 @@ class Table(CollectiveHandle):
     def __init__(self, comm: MPI.Intracomm, key_size: int, value_size: int,
                  *, bytes_per_rank: int = 64 << 20,
                  mode: str = "lockfree", node_local: bool = True,
-                 progress_us: int = 0) -> None:
+                 progress_us: int = 0, gather: str = "auto") -> None:
         handle = comm_handle(comm)
 
         def check() -> int:
@@ -70,15 +77,15 @@ class Table(CollectiveHandle):
                     f"progress_us must be 0..1000000, got {progress_us}")
             check_sizes(key_size=key_size, value_size=value_size,
                         bytes_per_rank=bytes_per_rank)
-            return mode_number(mode)
+            return mode_number(mode), gather_number(gather)
 
-        mode_no = agreed(comm, check)
+        mode_no, gather_no = agreed(comm, check)
         self._comm = comm
         self.key_size = int(key_size)
         self.value_size = int(value_size)
         self._h = _core.Table(handle, self.key_size, self.value_size,
                               int(bytes_per_rank), mode_no, int(node_local),
-                              int(progress_us))
+                              int(progress_us), gather_no)
 
     # -- single items -----------------------------------------------------
 

@@ -10,6 +10,10 @@
 # through shared memory) for tools/latency_model.py.  JSON lines land in
 # bench-results/hosts/, each with the load average when its run started
 # and the ranks per host; a summary table is printed.
+# With RMADHT_REFERENCE_SRC set to a checkout of sobc/MPI-DHT (Lübke et
+# al. 2024's table), each MPI's runs start with the reference's four
+# variants on the same workload and hosts (bench/reference/), into
+# reference-MPI.jsonl and reference-MPI-one-node.jsonl.
 # Skips, saying why, where this machine cannot make emulated hosts.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,6 +21,13 @@ root=$(cd "$here/../.." && pwd)
 build=$1; shift
 args=("$@")
 [ ${#args[@]} -gt 0 ] || args=(--scale 0.2)
+# The reference runs as many writes and reads per rank as rmadht-bench's
+# --scale gives it (500,000 x scale).
+scale=0.2
+for ((i = 0; i + 1 < ${#args[@]}; i++)); do
+  [ "${args[i]}" = --scale ] && scale=${args[i + 1]}
+done
+reference_ops=$(awk -v s="$scale" 'BEGIN { printf "%d", 500000 * s }')
 # 4 busy-polling ranks on 2 cores crawl (MPICH's cannot yield): fewer ops.
 oversubscribed_scale=${RMADHT_BENCH_OVERSUBSCRIBED_SCALE:-0.02}
 hosts=$here/hosts.sh
@@ -94,6 +105,17 @@ for mpi in openmpi mpich; do
   ompi_args="--mca osc sm,pt2pt"
   [ "$mpi" = openmpi ] && export RMADHT_HOSTS_OMPI_ARGS=$ompi_args
   rm -f "$out/$mpi"{,-rma-cost,-oversubscribed,-one-node}.jsonl
+  if [ -n "${RMADHT_REFERENCE_SRC:-}" ]; then
+    drivers=$root/$build/$mpi/reference
+    bash "$root/bench/reference/build.sh" "$RMADHT_REFERENCE_SRC" "$mpi" "$drivers" || exit 1
+    rm -f "$out/reference-$mpi"{,-one-node}.jsonl
+    for variant in nolock:lockfree coarse:coarse fine:fine accumulate:accumulate; do
+      start=$SECONDS
+      driver=$drivers/rmadht-reference-driver-${variant%%:*}
+      run "$out/reference-$mpi.jsonl" 2 1 "$driver" "${variant##*:}" "$reference_ops"
+      one_node "$out/reference-$mpi-one-node.jsonl" "$driver" "${variant##*:}" "$reference_ops"
+    done
+  fi
   for mode in lockfree fine coarse; do
     for batch in 1 128; do
       start=$SECONDS

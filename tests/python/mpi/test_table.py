@@ -92,6 +92,30 @@ def test_batches(comm):
     assert st["reads"] == n * comm.size + n + (n * comm.size + 1) // 2
 
 
+@pytest.mark.parametrize("first", range(3))
+def test_every_gathering_reads_what_was_written(comm, first):
+    # On the RMA path, each rank with its own gathering (they may differ
+    # between ranks): batches of single blocks and of merged ones.
+    names = ["auto", "target", "block"]
+    gather = names[(first + comm.rank) % 3]
+    n = 200
+    rng = np.random.default_rng(77 + comm.rank)
+    keys = rng.integers(0, 256, size=(n, KS), dtype=np.uint8)
+    keys[:, 0] = comm.rank
+    vals = rng.integers(0, 256, size=(n, VS), dtype=np.uint8)
+    with rmadht.Table(comm, key_size=KS, value_size=VS, bytes_per_rank=1 << 20,
+                      node_local=False, gather=gather) as t:
+        t.write_batch(keys, vals)
+        t.flush()
+        comm.Barrier()
+        everyone = np.concatenate(comm.allgather(keys))
+        want = np.concatenate(comm.allgather(vals))
+        got, found = t.read_batch(everyone)
+        one = [t.read(bytes(k)) for k in everyone[:: 17]]
+    assert found.all() and (got == want).all()
+    assert one == [bytes(v) for v in want[:: 17]]
+
+
 def test_stats_are_the_c_fields(comm):
     with table(comm) as t:
         t.write(key(comm.rank, 1), value(comm.rank, 1))
@@ -131,6 +155,10 @@ def test_bad_arguments_raise(comm):
         rmadht.Table(comm, KS, 2.5)
     with pytest.raises(TypeError, match="node_local"):
         rmadht.Table(comm, KS, VS, node_local=1)
+    with pytest.raises(ValueError, match="gather must be one of"):
+        rmadht.Table(comm, KS, VS, gather="one")
+    with pytest.raises(TypeError, match="gather"):
+        rmadht.Table(comm, KS, VS, gather=1)
     with pytest.raises(TypeError, match="Intracomm"):
         rmadht.Table("world", KS, VS)
     with pytest.raises(ValueError, match="COMM_NULL"):
