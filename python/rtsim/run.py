@@ -261,6 +261,8 @@ def dht_summary(scenario: Scenario, options: RunOptions, timeline: list[dict[str
                                   scenario.interpolation_tolerances())),
             "min_neighbours": spec.min_neighbours, "max_neighbours": spec.max_neighbours,
             "radius": spec.radius,
+            "coarse_digits": scenario.interpolation_coarse_digits(),
+            "coarse_tolerance_scale": spec.coarse_tolerance_scale,
             "interpolated": interpolated,
             "rejected_phase_changes": sum(s["rejected_interpolations"] for s in worker_stats),
             "cache_counters": own,
