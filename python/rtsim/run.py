@@ -193,6 +193,10 @@ def build_summary(scenario: Scenario, options: RunOptions, comm: Any, master: Ma
         **timing,
         "phreeqc_cells": sum(s["phreeqc_cells"] for s in worker_stats),
         "phreeqc_cpu_s": sum(s["phreeqc_cpu_s"] for s in worker_stats),
+        # Where the workers' wall clock went (WorkerStats), summed.
+        "worker_compute_s": sum(s["compute_s"] for s in worker_stats),
+        "worker_receive_s": sum(s["receive_s"] for s in worker_stats),
+        "worker_send_s": sum(s["send_s"] for s in worker_stats),
         "transport_substeps_per_iteration": master.transport.substeps(scenario.dt,
                                                                       scenario.courant),
         "phreeqc_warnings": {"count": sum(s["warning_count"] for s in worker_stats),

@@ -79,6 +79,12 @@ def check_outputs(out, ranks, dht):
     assert (summary["ranks"], summary["workers"], summary["cells"]) == (ranks, ranks - 1, 144)
     assert summary["iterations"] == 20 and summary["work_package_size"] == 16
     assert summary["chemistry_s"] > 0 and summary["runtime_s"] >= summary["chemistry_s"]
+    # The workers' wall clock: computing, waiting and answering, within
+    # the run's on each of them (give or take a second at the start: the
+    # workers begin to wait just before the master's clock starts).
+    spent = [summary[f"worker_{k}_s"] for k in ("compute", "receive", "send")]
+    assert spent[0] > 0 and all(t >= 0 for t in spent)
+    assert sum(spent) <= summary["workers"] * (summary["wall_s"] + 1)
     snapshots = list_snapshots(out)
     assert sorted(snapshots) == list(range(21))
     names, maps = load_snapshot(snapshots[20])
