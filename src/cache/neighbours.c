@@ -24,6 +24,11 @@
  * one read of the distinct buckets, one rmadht_read_loc_batch of the
  * locations listed by those buckets that list enough of them for an
  * interpolation (min_neighbours).
+ *
+ * A coarse level (coarse_digits) is a second state of the same kind with
+ * its own index: every append goes to both, and the rows one lookup chunk
+ * refuses for too few neighbours go on to it, two more batch calls for
+ * all of them.
  */
 #include <math.h>
 #include <stdlib.h>
