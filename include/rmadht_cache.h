@@ -67,7 +67,19 @@ typedef struct rmadht_cache_interp {
                                    be the same for the query and every
                                    neighbour used */
   size_t bytes_per_rank;        /* memory of the neighbour index; 0: a
-                                   quarter of the cache's bytes_per_rank */
+                                   quarter of the cache's bytes_per_rank
+                                   (and as much again for the coarse
+                                   index, if any) */
+  /* A second, coarser neighbour level, consulted only for the rows the
+     first refuses for too few neighbours (docs/interpolation.md, "The
+     coarse level"): a neighbour index of its own, keyed by coarse_digits,
+     with the same method, neighbour counts, radius (in its own cell
+     widths) and phase flags, and every tolerance multiplied by
+     coarse_tolerance_scale.  NULL: no second level. */
+  const int *coarse_digits;     /* n_inputs digits or NULL; each
+                                   0..digits[i], at least one strictly
+                                   fewer */
+  double coarse_tolerance_scale; /* with coarse_digits: in (0, 1] */
 } rmadht_cache_interp;
 
 #define RMADHT_INTERP_MAX_NEIGHBOURS 64
@@ -100,11 +112,15 @@ typedef struct rmadht_cache_stats {
                            (RMADHT_ERR_CONTENDED): lost, not an error */
       nonfinite,        /* rows of lookups and stores skipped because an
                            input was NaN or infinite */
-      interpolated,     /* rows served by interpolation */
+      interpolated,     /* rows served by interpolation, either level */
+      interpolated_coarse, /* of those, rows the coarse level served */
       /* Missed rows interpolation refused, one reason per row;
          with interpolation on, lookups = lookup_hits + interpolated +
          the four refusals + the nonfinite rows of lookups. */
-      refused_neighbours, /* fewer than min_neighbours within radius */
+      refused_neighbours, /* fewer than min_neighbours within radius
+                             (with a coarse level: at both levels; a row
+                             the first level passes on is counted for
+                             what the coarse level decides) */
       refused_outside,    /* error within tolerance at the neighbours,
                              but not once scaled to a query outside
                              their cloud (docs/interpolation.md) */

@@ -391,23 +391,25 @@ typedef struct {
 
 /* The interpolation settings' buffers, all released by release_interp. */
 typedef struct {
-  Py_buffer digits, tolerance, phase;
-  int have_digits, have_tolerance, have_phase;
+  Py_buffer digits, tolerance, phase, coarse;
+  int have_digits, have_tolerance, have_phase, have_coarse;
 } InterpBuffers;
 
 static void release_interp(InterpBuffers *b) {
   if (b->have_digits) PyBuffer_Release(&b->digits);
   if (b->have_tolerance) PyBuffer_Release(&b->tolerance);
   if (b->have_phase) PyBuffer_Release(&b->phase);
+  if (b->have_coarse) PyBuffer_Release(&b->coarse);
 }
 
 /* Fills cfg->interp from the optional arguments of Cache(): digits an
    int32 buffer of n_inputs items, tolerance float64 of n_outputs, phase
-   uint8 of n_inputs or None. */
+   uint8 of n_inputs or None, coarse digits int32 of n_inputs or None. */
 static int get_interp(rmadht_cache_config *cfg, InterpBuffers *b, int method,
                       PyObject *dobj, PyObject *tobj, PyObject *pobj,
                       Py_ssize_t kmin, Py_ssize_t kmax, double radius,
-                      Py_ssize_t n_in, Py_ssize_t n_out) {
+                      PyObject *cobj, double coarse_scale, Py_ssize_t n_in,
+                      Py_ssize_t n_out) {
   if (method == RMADHT_INTERP_NONE) return 0;
   Py_ssize_t dlen, tlen;
   if (batch_bytes(n_in, sizeof(int), &dlen) != 0 ||
@@ -426,6 +428,11 @@ static int get_interp(rmadht_cache_config *cfg, InterpBuffers *b, int method,
     if (get_buffer(pobj, &b->phase, 0, n_in, "phase") != 0) return -1;
     b->have_phase = 1;
   }
+  if (cobj != Py_None) {
+    if (get_buffer(cobj, &b->coarse, 0, dlen, "coarse digits") != 0)
+      return -1;
+    b->have_coarse = 1;
+  }
   cfg->interp.method = (enum rmadht_interp_method)method;
   cfg->interp.digits = b->digits.buf;
   cfg->interp.tolerance = b->tolerance.buf;
@@ -433,13 +440,16 @@ static int get_interp(rmadht_cache_config *cfg, InterpBuffers *b, int method,
   cfg->interp.min_neighbours = (size_t)kmin;
   cfg->interp.max_neighbours = (size_t)kmax;
   cfg->interp.radius = radius;
+  cfg->interp.coarse_digits = b->have_coarse ? b->coarse.buf : NULL;
+  cfg->interp.coarse_tolerance_scale = coarse_scale;
   return 0;
 }
 
 /* Cache(comm, n_inputs, n_outputs, digits, log10, zero_below,
          bytes_per_rank, mode, interp_method=0, interp_digits=None,
          tolerance=None, phase=None, min_neighbours=0, max_neighbours=0,
-         radius=0): digits an int32 buffer and log10 a uint8 buffer of
+         radius=0, coarse_digits=None, coarse_tolerance_scale=0):
+   digits an int32 buffer and log10 a uint8 buffer of
    n_inputs items each; interp_method an enum rmadht_interp_method, the
    other interpolation arguments as get_interp takes them. */
 static int Cache_init(CacheObject *self, PyObject *args, PyObject *kw) {
@@ -448,17 +458,19 @@ static int Cache_init(CacheObject *self, PyObject *args, PyObject *kw) {
                           "bytes_per_rank", "mode",           "interp_method",
                           "interp_digits",  "tolerance",      "phase",
                           "min_neighbours", "max_neighbours", "radius",
+                          "coarse_digits",  "coarse_tolerance_scale",
                           NULL};
   long long comm;
   Py_ssize_t n_in, n_out, bytes, kmin = 0, kmax = 0;
-  PyObject *dobj, *lobj, *idobj = Py_None, *tobj = Py_None, *pobj = Py_None;
-  double zero_below, radius = 0;
+  PyObject *dobj, *lobj, *idobj = Py_None, *tobj = Py_None, *pobj = Py_None,
+           *cobj = Py_None;
+  double zero_below, radius = 0, coarse_scale = 0;
   int mode, method = RMADHT_INTERP_NONE;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "LnnOOdni|iOOOnnd", names,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "LnnOOdni|iOOOnndOd", names,
                                    &comm, &n_in, &n_out, &dobj, &lobj,
                                    &zero_below, &bytes, &mode, &method,
                                    &idobj, &tobj, &pobj, &kmin, &kmax,
-                                   &radius))
+                                   &radius, &cobj, &coarse_scale))
     return -1;
   if (self->c) {
     PyErr_SetString(PyExc_RuntimeError, "SurrogateCache is already open");
@@ -485,7 +497,7 @@ static int Cache_init(CacheObject *self, PyObject *args, PyObject *kw) {
   cfg.mode = (enum rmadht_mode)mode;
   InterpBuffers ib = {0};
   if (get_interp(&cfg, &ib, method, idobj, tobj, pobj, kmin, kmax, radius,
-                 n_in, n_out) != 0) {
+                 cobj, coarse_scale, n_in, n_out) != 0) {
     release_interp(&ib);
     PyBuffer_Release(&d);
     PyBuffer_Release(&l);
@@ -588,6 +600,7 @@ static PyObject *cache_stats_dict(const rmadht_cache_stats *s) {
       put_u64(d, "dropped", s->dropped) != 0 ||
       put_u64(d, "nonfinite", s->nonfinite) != 0 ||
       put_u64(d, "interpolated", s->interpolated) != 0 ||
+      put_u64(d, "interpolated_coarse", s->interpolated_coarse) != 0 ||
       put_u64(d, "refused_neighbours", s->refused_neighbours) != 0 ||
       put_u64(d, "refused_outside", s->refused_outside) != 0 ||
       put_u64(d, "refused_phase", s->refused_phase) != 0 ||

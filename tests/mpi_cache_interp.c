@@ -12,7 +12,9 @@
  * store of rows of two buckets lists every row.  Entries removed through
  * the exact table by one rank, flushed, leave too few neighbours on every
  * rank.  The estimators' leave-one-out shortcut is checked against
- * refitting without each neighbour.
+ * refitting without each neighbour.  A coarse level serves the rows the
+ * first refuses for too few neighbours, within its scaled tolerance, and
+ * counts them apart; its bad settings fail alike on every rank.
  */
 #include <math.h>
 #include <stdio.h>
@@ -535,7 +537,69 @@ static void test_concurrent_appends(void) {
   CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
 }
 
+/* The first level (3 digits: cells of 0.01) lists at most a few of the
+   NPTS rows spread over [1.00, 1.04)^3 per bucket, fewer than
+   min_neighbours; the coarse level (2 digits) lists all of them. */
+static const int fine_digits[NIN] = {3, 3, 3};
+
+static rmadht_cache *coarse_cache(const double *tol, const int *coarse,
+                                  double scale, func f) {
+  rmadht_cache *c;
+  rmadht_cache_config cfg = interp_config(RMADHT_INTERP_LINEAR, tol);
+  cfg.interp.digits = fine_digits;
+  cfg.interp.coarse_digits = coarse;
+  cfg.interp.coarse_tolerance_scale = scale;
+  CHECK_RC(rmadht_cache_create(MPI_COMM_WORLD, &cfg, &c), RMADHT_OK);
+  if (c) store_points(c, NPTS, 0, f);
+  return c;
+}
+
+static void test_coarse_level(void) {
+  double tol_lin[NOUT] = {1e-9, 1e-9}, tol_quad[NOUT] = {2e-2, 2e-2};
+  rmadht_cache_stats s;
+  /* Without the coarse level every query lacks neighbours. */
+  rmadht_cache *c = coarse_cache(tol_lin, NULL, 0, f_linear);
+  if (!c) return;
+  CHECK(query_points(c, f_linear, tol_lin, 1.0) == 0);
+  CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
+  CHECK(s.refused_neighbours == NQ && s.interpolated_coarse == 0);
+  CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
+  /* With it, every one is served there, within the scaled tolerance, and
+     counted once. */
+  double half[NOUT] = {tol_lin[0] / 2, tol_lin[1] / 2};
+  c = coarse_cache(tol_lin, coarse_digits, 0.5, f_linear);
+  if (!c) return;
+  CHECK(query_points(c, f_linear, half, 1.0) == NQ);
+  CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
+  CHECK(s.interpolated == NQ && s.interpolated_coarse == NQ);
+  CHECK(s.refused_neighbours == 0 && s.index_dropped == 0);
+  check_sums(c);
+  /* A row with an exact entry is a hit, at no level. */
+  double x[NIN], y[NOUT], out[NOUT];
+  unsigned char st;
+  point(0, x);
+  f_linear(x, y);
+  CHECK_RC(rmadht_cache_lookup(c, 1, x, out, &st), RMADHT_OK);
+  CHECK(st == RMADHT_CACHE_HIT && out[0] == y[0] && out[1] == y[1]);
+  CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
+  /* A curved function: served at the full tolerance, refused by the
+     error estimate at a millionth of it. */
+  c = coarse_cache(tol_quad, coarse_digits, 1.0, f_quadratic);
+  if (!c) return;
+  CHECK(query_points(c, f_quadratic, tol_quad, 1.0) > 0);
+  CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
+  c = coarse_cache(tol_quad, coarse_digits, 1e-6, f_quadratic);
+  if (!c) return;
+  CHECK(query_points(c, f_quadratic, tol_quad, 1.0) == 0);
+  CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
+  CHECK(s.refused_error + s.refused_outside == NQ && s.interpolated == 0);
+  check_sums(c);
+  CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
+}
+
 static void test_bad_settings(void) {
+  static const int cd_same[NIN] = {2, 2, 2}, cd_finer[NIN] = {3, 1, 1},
+                   cd_neg[NIN] = {-1, 1, 1}, cd_ok[NIN] = {1, 1, 0};
   double tol[NOUT] = {0.1, 0.1};
   int nd[NIN] = {2, 2, 2};
   rmadht_cache *c = NULL;
@@ -564,6 +628,15 @@ static void test_bad_settings(void) {
   BAD(cfg.interp.radius = 0);
   BAD(cfg.interp.radius = NAN);
   BAD(cfg.interp.method = (enum rmadht_interp_method)7);
+  /* The coarse level: coarser than the first, scale in (0, 1]. */
+  BAD(cfg.interp.coarse_digits = cd_same; cfg.interp.coarse_tolerance_scale = 1);
+  BAD(cfg.interp.coarse_digits = cd_finer; cfg.interp.coarse_tolerance_scale = 1);
+  BAD(cfg.interp.coarse_digits = cd_neg; cfg.interp.coarse_tolerance_scale = 1);
+  BAD(cfg.interp.coarse_digits = cd_ok; cfg.interp.coarse_tolerance_scale = 0);
+  BAD(cfg.interp.coarse_digits = cd_ok; cfg.interp.coarse_tolerance_scale = 1.5);
+  BAD(cfg.interp.coarse_digits = cd_ok; cfg.interp.coarse_tolerance_scale = NAN);
+  BAD(cfg.interp.coarse_digits = cd_ok;
+      cfg.interp.coarse_tolerance_scale = rank == nranks - 1 ? -1 : 1);
   /* On one rank only: every rank fails alike. */
   BAD(if (rank == nranks - 1) tol[0] = 0);
   BAD(if (rank == 0) nd[0] = nd[1] = nd[2] = 6);
@@ -576,6 +649,16 @@ static void test_bad_settings(void) {
              RMADHT_ERR_MISMATCH);
     cfg = interp_config(rank == 0 ? RMADHT_INTERP_NONE : RMADHT_INTERP_IDW,
                         tol);
+    CHECK_RC(rmadht_cache_create(MPI_COMM_WORLD, &cfg, &c),
+             RMADHT_ERR_MISMATCH);
+    /* A coarse level on one rank only, or with another scale. */
+    cfg = interp_config(RMADHT_INTERP_LINEAR, tol);
+    cfg.interp.coarse_digits = rank == 0 ? cd_ok : NULL;
+    cfg.interp.coarse_tolerance_scale = 1;
+    CHECK_RC(rmadht_cache_create(MPI_COMM_WORLD, &cfg, &c),
+             RMADHT_ERR_MISMATCH);
+    cfg.interp.coarse_digits = cd_ok;
+    cfg.interp.coarse_tolerance_scale = rank == 0 ? 1 : 0.5;
     CHECK_RC(rmadht_cache_create(MPI_COMM_WORLD, &cfg, &c),
              RMADHT_ERR_MISMATCH);
   }
@@ -691,6 +774,7 @@ int main(int argc, char **argv) {
   test_smooth();
   test_refusals();
   test_mixed_buckets();
+  test_coarse_level();
   test_grouped_appends();
   test_phase();
   test_concurrent_appends();

@@ -62,6 +62,13 @@ class Interpolation:
         radius: > 0, in units of the neighbour key's cell width per input
             (Euclidean): 1.0 admits neighbours up to one cell away.
         phase: per-input flags, or None for none.
+        coarse_digits: a second, coarser neighbour key (per input or one
+            for all; each 0..``digits`` of that input, at least one
+            strictly fewer), or None.  Rows the first level refuses for
+            too few neighbours are tried again among the entries that
+            round alike at these digits, with every tolerance multiplied
+            by ``coarse_tolerance_scale``, in (0, 1]
+            (docs/interpolation.md, "The coarse level").
 
     The settings are checked when a cache is created with them, inside the
     check all ranks agree on, so that a bad setting on one rank raises on
@@ -72,7 +79,9 @@ class Interpolation:
                  tolerance: Union[float, Sequence[float]],
                  method: str = "linear", min_neighbours: int = 5,
                  max_neighbours: int = 20, radius: float = 1.0,
-                 phase: Optional[Sequence[bool]] = None) -> None:
+                 phase: Optional[Sequence[bool]] = None,
+                 coarse_digits: Union[None, int, Sequence[int]] = None,
+                 coarse_tolerance_scale: float = 1.0) -> None:
         self.digits = digits
         self.tolerance = tolerance
         self.method = method
@@ -80,6 +89,8 @@ class Interpolation:
         self.max_neighbours = max_neighbours
         self.radius = radius
         self.phase = phase
+        self.coarse_digits = coarse_digits
+        self.coarse_tolerance_scale = coarse_tolerance_scale
 
     def _arguments(self, n_inputs: int, n_outputs: int, exact: np.ndarray
                    ) -> Dict[str, Any]:
@@ -114,16 +125,32 @@ class Interpolation:
             if np.ndim(self.phase) == 0:
                 raise ValueError("phase must be a sequence of per-input "
                                  "flags or None")
+        c, scale = None, 0.0
+        if self.coarse_digits is not None:
+            c = _per_input(self.coarse_digits, n_inputs, np.intc,
+                           "coarse digits")
+            if np.any((c < 0) | (c > d)) or not np.any(c < d):
+                raise ValueError(
+                    "coarse digits must be within 0..the interpolation "
+                    f"digits {d.tolist()}, at least one strictly fewer, got "
+                    f"{c.tolist()}")
+            scale = float(self.coarse_tolerance_scale)
+            if not 0 < scale <= 1:  # NaN fails too
+                raise ValueError("coarse_tolerance_scale must be in (0, 1], "
+                                 f"got {scale}")
         return dict(interp_method=_METHODS[self.method], interp_digits=d,
                     tolerance=t, phase=p, min_neighbours=kmin,
-                    max_neighbours=kmax, radius=r)
+                    max_neighbours=kmax, radius=r, coarse_digits=c,
+                    coarse_tolerance_scale=scale)
 
     def __repr__(self) -> str:
         return (f"rmadht.Interpolation(digits={self.digits!r}, "
                 f"tolerance={self.tolerance!r}, method={self.method!r}, "
                 f"min_neighbours={self.min_neighbours}, "
                 f"max_neighbours={self.max_neighbours}, "
-                f"radius={self.radius}, phase={self.phase!r})")
+                f"radius={self.radius}, phase={self.phase!r}, "
+                f"coarse_digits={self.coarse_digits!r}, "
+                f"coarse_tolerance_scale={self.coarse_tolerance_scale})")
 
 
 class SurrogateCache(CollectiveHandle):
@@ -159,7 +186,7 @@ class SurrogateCache(CollectiveHandle):
         mode: "lockfree", "fine" or "coarse".
         interpolation: an :class:`Interpolation`, or None for exact keys
             only.  Its neighbour index takes a quarter of bytes_per_rank
-            more memory per rank.
+            more memory per rank (and as much again with coarse_digits).
     """
 
     def __init__(self, comm: MPI.Intracomm, n_inputs: int, n_outputs: int,

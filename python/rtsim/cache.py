@@ -45,11 +45,13 @@ from rtsim.scenario import AUX_NAMES, BASE_COMPONENTS, Scenario
 STAT_NAMES = ("reads", "hits", "misses", "evictions", "checksum_retries",
               "invalidations", "writes")
 
-#: The cache's own counters of interpolation: rows served, rows refused
+#: The cache's own counters of interpolation: rows served (and of them by
+#: the coarse level), rows refused
 #: for each reason, and neighbour-index entries lost (0 where a version of
 #: the bindings does not keep one).
-INTERPOLATION_STAT_NAMES = ("interpolated", "refused_neighbours", "refused_phase",
-                            "refused_error", "refused_outside", "index_dropped")
+INTERPOLATION_STAT_NAMES = ("interpolated", "interpolated_coarse", "refused_neighbours",
+                            "refused_phase", "refused_error", "refused_outside",
+                            "index_dropped")
 
 #: Lookup status codes of rmadht.SurrogateCache.lookup.
 MISS, HIT, INTERPOLATED = 0, 1, 2
@@ -172,4 +174,6 @@ def interpolation(scenario: Scenario, rmadht: Any) -> Any:
         digits=scenario.interpolation_digits(), tolerance=scenario.interpolation_tolerances(),
         method=spec.method, min_neighbours=spec.min_neighbours,
         max_neighbours=spec.max_neighbours, radius=spec.radius,
-        phase=scenario.interpolation_phase())
+        phase=scenario.interpolation_phase(),
+        coarse_digits=scenario.interpolation_coarse_digits(),
+        coarse_tolerance_scale=spec.coarse_tolerance_scale)

@@ -108,6 +108,22 @@ def _neighbours(text: str) -> tuple[int, int]:
     return low, high
 
 
+def _coarse_digits(text: str) -> tuple[int, int] | tuple[None, None]:
+    """Parses AQ:MIN coarse neighbour digits, or none (no coarse level)."""
+    return (None, None) if text == "none" else _neighbour_digits(text)
+
+
+def _coarse_scale(text: str) -> float:
+    """Parses a tolerance factor in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a factor in (0, 1], got {text!r}")
+    return value
+
+
 def _add_interpolation(parser: argparse.ArgumentParser) -> None:
     """The options that switch on and override [dht.interpolation]."""
     parser.add_argument("--interpolate", action=argparse.BooleanOptionalAction, default=None,
@@ -126,6 +142,12 @@ def _add_interpolation(parser: argparse.ArgumentParser) -> None:
                         help="fewest and most neighbours of an interpolation")
     parser.add_argument("--interp-radius", type=_radius, metavar="R",
                         help="neighbour search radius")
+    parser.add_argument("--interp-coarse", type=_coarse_digits, metavar="AQ:MIN|none",
+                        help="digits of a second, coarser neighbour key for the rows the "
+                             "first refuses for too few neighbours; none: no second level")
+    parser.add_argument("--interp-coarse-scale", type=_coarse_scale, metavar="F",
+                        help="the coarse level's tolerances are the first's times F, "
+                             "0 < F <= 1")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -239,6 +261,10 @@ def _interpolation_overrides(scenario: Scenario, args: argparse.Namespace) -> Sc
         changes["min_neighbours"], changes["max_neighbours"] = args.interp_neighbours
     if getattr(args, "interp_radius", None):
         changes["radius"] = args.interp_radius
+    if getattr(args, "interp_coarse", None) is not None:
+        changes["coarse_aqueous_digits"], changes["coarse_mineral_digits"] = args.interp_coarse
+    if getattr(args, "interp_coarse_scale", None):
+        changes["coarse_tolerance_scale"] = args.interp_coarse_scale
     if changes:
         changes["overrides"] = overrides
         scenario = scenario.with_dht(interpolation=dataclasses.replace(spec, **changes))

@@ -148,6 +148,12 @@ class InterpolationSpec:
     max_neighbours: int = 20
     radius: float = 1.0
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # A second, coarser neighbour key for the rows the first refuses for
+    # too few neighbours (None: no second level), with every tolerance
+    # times coarse_tolerance_scale (docs/interpolation.md, "The coarse level").
+    coarse_aqueous_digits: int | None = None
+    coarse_mineral_digits: int | None = None
+    coarse_tolerance_scale: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -232,6 +238,15 @@ class Scenario:
                     "digits", spec.mineral_digits if k in self.mineral_names
                     else spec.aqueous_digits) for k in self.dht.keys]
 
+    def interpolation_coarse_digits(self) -> list[int] | None:
+        """The coarse level's neighbour-key digits of every cache key
+        variable, or None without a coarse level."""
+        spec = self.dht.interpolation
+        if spec.coarse_aqueous_digits is None:
+            return None
+        return [spec.coarse_mineral_digits if k in self.mineral_names
+                else spec.coarse_aqueous_digits for k in self.dht.keys]
+
     def interpolation_phase(self) -> list[bool]:
         """Per key variable: must its presence agree with the neighbours'?
 
@@ -278,6 +293,23 @@ class Scenario:
         if spec.method not in INTERPOLATION_METHODS:
             raise ScenarioError(f"{self.path}: [dht.interpolation] 'method' must be one of "
                                 f"{', '.join(INTERPOLATION_METHODS)}, got {spec.method!r}")
+        if (spec.coarse_aqueous_digits is None) != (spec.coarse_mineral_digits is None):
+            raise ScenarioError(f"{self.path}: [dht.interpolation] 'coarse_aqueous_digits' "
+                                "and 'coarse_mineral_digits' go together")
+        coarse = self.interpolation_coarse_digits()
+        if coarse is not None:
+            first = self.interpolation_digits()
+            if any(c > f for c, f in zip(coarse, first)) or \
+                    all(c == f for c, f in zip(coarse, first)):
+                raise ScenarioError(
+                    f"{self.path}: [dht.interpolation] the coarse neighbour key "
+                    f"({', '.join(f'{n} {c}' for n, c in zip(self.dht.keys, coarse))}) must "
+                    "be coarser than the first "
+                    f"({', '.join(f'{n} {f}' for n, f in zip(self.dht.keys, first))}): "
+                    "no finer in any variable, fewer digits in at least one")
+        if not 0 < spec.coarse_tolerance_scale <= 1:
+            raise ScenarioError(f"{self.path}: [dht.interpolation] 'coarse_tolerance_scale' "
+                                f"must be in (0, 1], got {spec.coarse_tolerance_scale}")
 
     def with_dht(self, **changes: Any) -> Scenario:
         """A copy with some [dht] settings replaced (command-line overrides)."""
@@ -724,6 +756,13 @@ def _interpolation(t: _Table, keys: tuple[str, ...],
         max_neighbours=t.integer("max_neighbours", default.max_neighbours, minimum=2,
                                  maximum=MAX_NEIGHBOURS),
         radius=t.number("radius", default.radius, positive=True),
-        overrides=overrides)
+        overrides=overrides,
+        coarse_aqueous_digits=(t.integer("coarse_aqueous_digits", minimum=0, maximum=15)
+                               if "coarse_aqueous_digits" in t.data else None),
+        coarse_mineral_digits=(t.integer("coarse_mineral_digits", minimum=0, maximum=15)
+                               if "coarse_mineral_digits" in t.data else None),
+        coarse_tolerance_scale=t.number("coarse_tolerance_scale",
+                                        default.coarse_tolerance_scale, positive=True,
+                                        maximum=1.0))
     t.done()
     return spec

@@ -44,6 +44,13 @@ class WorkerStats:
     cache_cpu_s: float = 0.0
     hits: int = 0  # exact
     interpolated: int = 0
+    # Wall-clock seconds of the serve loop: computing packages (cache and
+    # PHREEQC, compute_package), waiting for the master's next message
+    # (between iterations too, while the master transports), and sending
+    # the answers (a blocking send waits for the master to take it).
+    compute_s: float = 0.0
+    receive_s: float = 0.0
+    send_s: float = 0.0
     stored: int = 0
     rejected_phase_changes: int = 0
     rejected_interpolations: int = 0
@@ -106,12 +113,18 @@ def serve(channel: Channel, engine: ChemistryEngine, cache: CellCache | None,
     """
     stats = WorkerStats()
     while True:
+        t0 = time.perf_counter()
         _, tag, payload = channel.receive(MASTER)
+        stats.receive_s += time.perf_counter() - t0
         if tag == TAG_WORK:
             package, states = payload
             try:
-                channel.send(MASTER, TAG_RESULT,
-                             compute_package(engine, cache, package, states, dt, stats))
+                t1 = time.perf_counter()
+                result = compute_package(engine, cache, package, states, dt, stats)
+                t2 = time.perf_counter()
+                channel.send(MASTER, TAG_RESULT, result)
+                stats.compute_s += t2 - t1
+                stats.send_s += time.perf_counter() - t2
             except Exception as exc:  # noqa: BLE001 - any failure must reach the master
                 message = str(exc) if isinstance(exc, RtsimError) else f"{type(exc).__name__}: {exc}"
                 channel.send(MASTER, TAG_FAILURE, (package, message))

@@ -327,13 +327,20 @@ static void own_counters(const rmadht_cache *c, rmadht_cache_stats *out) {
   out->stores = c->stores;
   out->dropped = c->dropped;
   out->nonfinite = c->nonfinite;
-  const interp_state *ip = c->ip;
-  out->interpolated = ip ? ip->interpolated : 0;
-  out->refused_neighbours = ip ? ip->refused_neighbours : 0;
-  out->refused_outside = ip ? ip->refused_outside : 0;
-  out->refused_phase = ip ? ip->refused_phase : 0;
-  out->refused_error = ip ? ip->refused_error : 0;
-  out->index_dropped = ip ? ip->index_dropped : 0;
+  out->interpolated = out->interpolated_coarse = out->refused_neighbours =
+      out->refused_outside = out->refused_phase = out->refused_error =
+          out->index_dropped = 0;
+  /* A row is counted at one level only (interp_serve), so the levels'
+     counters add up. */
+  for (const interp_state *ip = c->ip; ip; ip = ip->coarse) {
+    out->interpolated += ip->interpolated;
+    if (ip != c->ip) out->interpolated_coarse += ip->interpolated;
+    out->refused_neighbours += ip->refused_neighbours;
+    out->refused_outside += ip->refused_outside;
+    out->refused_phase += ip->refused_phase;
+    out->refused_error += ip->refused_error;
+    out->index_dropped += ip->index_dropped;
+  }
 }
 
 int rmadht_cache_get_stats(const rmadht_cache *c, rmadht_cache_stats *out) {
@@ -349,15 +356,16 @@ int rmadht_cache_get_stats_global(rmadht_cache *c, rmadht_cache_stats *sum) {
   /* The last element counts the ranks that passed no sum, so that every
      rank learns of it from the same allreduce and none is left waiting in
      the table's. */
-  uint64_t v[12] = {mine.lookups, mine.lookup_hits, mine.stores,
+  uint64_t v[13] = {mine.lookups, mine.lookup_hits, mine.stores,
                     mine.dropped, mine.nonfinite, mine.interpolated,
                     mine.refused_neighbours, mine.refused_phase,
                     mine.refused_error, mine.index_dropped,
-                    mine.refused_outside, sum == NULL},
-           r[12];
-  if (MPI_Allreduce(v, r, 12, MPI_UINT64_T, MPI_SUM, c->comm) != MPI_SUCCESS)
+                    mine.refused_outside, mine.interpolated_coarse,
+                    sum == NULL},
+           r[13];
+  if (MPI_Allreduce(v, r, 13, MPI_UINT64_T, MPI_SUM, c->comm) != MPI_SUCCESS)
     return RMADHT_ERR_MPI;
-  if (r[11]) return RMADHT_ERR_ARG;
+  if (r[12]) return RMADHT_ERR_ARG;
   sum->lookups = r[0];
   sum->lookup_hits = r[1];
   sum->stores = r[2];
@@ -369,6 +377,7 @@ int rmadht_cache_get_stats_global(rmadht_cache *c, rmadht_cache_stats *sum) {
   sum->refused_error = r[8];
   sum->index_dropped = r[9];
   sum->refused_outside = r[10];
+  sum->interpolated_coarse = r[11];
   return rmadht_get_stats_global(c->table, &sum->table);
 }
 

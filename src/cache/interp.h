@@ -29,6 +29,11 @@ typedef struct interp_state {
   size_t index_bytes;
 
   rmadht *index;              /* neighbour index; NULL until created */
+  /* The coarse level (rmadht_cache_interp.coarse_digits), or NULL: a
+     state of its own, with its own index and counters, that serves the
+     rows this level passes on in retry (chunk entries). */
+  struct interp_state *coarse;
+  size_t *retry;
   /* key_size: a neighbour key's, and an exact key's alike (n_in rounded
      inputs); value_size: an exact entry's. */
   size_t key_size, bucket_size, value_size;
@@ -81,10 +86,12 @@ interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
                            const int *exact_digits,
                            const unsigned char *log10);
 
-/* Mixes every setting that must agree across ranks into h. */
+/* Mixes every setting that must agree across ranks into h, the coarse
+   level's included. */
 uint64_t interp_fingerprint(const interp_state *s, uint64_t h);
 
-/* Collective: creates the neighbour index, in the cache's mode. */
+/* Collective: creates the neighbour index (and the coarse level's), in
+   the cache's mode. */
 int interp_create_index(MPI_Comm comm, interp_state *s,
                         enum rmadht_mode mode);
 
@@ -93,7 +100,8 @@ int interp_free(interp_state *s);
 
 /* Appends the locations of n freshly written entries, whose exact inputs
    are rows[j] of inputs (n_in doubles each) and whose exact keys are
-   packed in keys, to their buckets: one rmadht_update_batch.  Entries
+   packed in keys, to their buckets: one rmadht_update_batch (and one
+   more for the coarse level's buckets).  Entries
    whose write failed have status < 0. */
 int interp_append(interp_state *s, size_t n, const double *inputs,
                   const size_t *rows, const unsigned char *keys,
@@ -102,7 +110,9 @@ int interp_append(interp_state *s, size_t n, const double *inputs,
 /* Serves the m missed rows rows[j] of inputs where it can: fetches their
    buckets and neighbours from table (two batch calls for all), then sets
    outputs row and hit[row] = RMADHT_CACHE_INTERPOLATED for each row it
-   accepts.  Counts interpolations and refusals. */
+   accepts.  Counts interpolations and refusals.  Rows refused for too
+   few neighbours go on to the coarse level, if any: two more batch calls
+   for all of them. */
 int interp_serve(interp_state *s, rmadht *table, size_t m,
                  const double *inputs, const size_t *rows, double *outputs,
                  unsigned char *hit);
@@ -118,7 +128,7 @@ int interp_row(interp_state *s, const double *x, size_t nloc,
                const unsigned char *vals, const int *status,
                const unsigned char *lclass, const double *lq, double *out);
 
-/* Completes this rank's appends. */
+/* Completes this rank's appends (to both levels' indexes). */
 int interp_flush(interp_state *s);
 
 /* The mathematics (interpolate.c), on k neighbours with coordinates u

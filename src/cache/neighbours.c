@@ -24,6 +24,11 @@
  * one read of the distinct buckets, one rmadht_read_loc_batch of the
  * locations listed by those buckets that list enough of them for an
  * interpolation (min_neighbours).
+ *
+ * A coarse level (coarse_digits) is a second state of the same kind with
+ * its own index: every append goes to both, and the rows one lookup chunk
+ * refuses for too few neighbours go on to it, two more batch calls for
+ * all of them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -56,12 +61,30 @@ int interp_check(const rmadht_cache_config *cfg, int default_digits) {
   if (!(ip->radius > 0) || !isfinite(ip->radius)) return RMADHT_ERR_ARG;
   for (size_t o = 0; o < cfg->n_outputs; o++)
     if (!(ip->tolerance[o] > 0)) return RMADHT_ERR_ARG; /* NaN fails too */
+  if (!ip->coarse_digits) return RMADHT_OK;
+  /* The coarse level must be coarser than the first, or it would list the
+     same too few neighbours again. */
+  coarser = 0;
+  for (size_t i = 0; i < cfg->n_inputs; i++) {
+    if (ip->coarse_digits[i] < 0 || ip->coarse_digits[i] > ip->digits[i])
+      return RMADHT_ERR_ARG;
+    if (ip->coarse_digits[i] < ip->digits[i]) coarser = 1;
+  }
+  if (!coarser) return RMADHT_ERR_ARG;
+  /* Wider neighbour sets fit a curved function worse between their
+     points than at them; a scale below 1 keeps the coarse level's served
+     errors near the first level's (docs/interpolation.md). */
+  double f = ip->coarse_tolerance_scale;
+  if (!(f > 0 && f <= 1)) return RMADHT_ERR_ARG; /* NaN fails too */
   return RMADHT_OK;
 }
 
 int interp_free(interp_state *s) {
   if (!s) return RMADHT_OK;
-  int rc = s->index ? rmadht_free(&s->index) : RMADHT_OK;
+  int rc = interp_free(s->coarse);
+  int rc2 = s->index ? rmadht_free(&s->index) : RMADHT_OK;
+  if (rc == RMADHT_OK) rc = rc2;
+  free(s->retry);
   free(s->digits);
   free(s->phase);
   free(s->tol);
@@ -92,9 +115,12 @@ int interp_free(interp_state *s) {
   return rc;
 }
 
-interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
-                           const int *exact_digits,
-                           const unsigned char *log10) {
+/* One level's state: neighbour-key digits and tolerances times
+   tol_scale as given, everything else from cfg->interp. */
+static interp_state *alloc_level(const rmadht_cache_config *cfg,
+                                 size_t chunk, const int *exact_digits,
+                                 const unsigned char *log10,
+                                 const int *digits, double tol_scale) {
   const rmadht_cache_interp *ip = &cfg->interp;
   interp_state *s = calloc(1, sizeof *s);
   if (!s) return NULL;
@@ -149,10 +175,27 @@ interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
     interp_free(s);
     return NULL;
   }
-  memcpy(s->digits, ip->digits, n_in * sizeof *s->digits);
+  memcpy(s->digits, digits, n_in * sizeof *s->digits);
   if (ip->phase)
     for (size_t i = 0; i < n_in; i++) s->phase[i] = ip->phase[i] != 0;
-  memcpy(s->tol, ip->tolerance, n_out * sizeof *s->tol);
+  for (size_t o = 0; o < n_out; o++) s->tol[o] = ip->tolerance[o] * tol_scale;
+  return s;
+}
+
+interp_state *interp_alloc(const rmadht_cache_config *cfg, size_t chunk,
+                           const int *exact_digits,
+                           const unsigned char *log10) {
+  const rmadht_cache_interp *ip = &cfg->interp;
+  interp_state *s =
+      alloc_level(cfg, chunk, exact_digits, log10, ip->digits, 1.0);
+  if (!s || !ip->coarse_digits) return s;
+  s->retry = malloc(chunk * sizeof *s->retry);
+  s->coarse = alloc_level(cfg, chunk, exact_digits, log10, ip->coarse_digits,
+                          ip->coarse_tolerance_scale);
+  if (!s->retry || !s->coarse) {
+    interp_free(s);
+    return NULL;
+  }
   return s;
 }
 
@@ -163,7 +206,11 @@ uint64_t interp_fingerprint(const interp_state *s, uint64_t h) {
   h = XXH3_64bits_withSeed(v, sizeof v, h);
   h = XXH3_64bits_withSeed(s->digits, s->n_in * sizeof *s->digits, h);
   h = XXH3_64bits_withSeed(s->phase, s->n_in, h);
-  return XXH3_64bits_withSeed(s->tol, s->n_out * sizeof *s->tol, h);
+  h = XXH3_64bits_withSeed(s->tol, s->n_out * sizeof *s->tol, h);
+  /* A coarse level or none must agree too: its index is collective. */
+  unsigned char coarse = s->coarse != NULL;
+  h = XXH3_64bits_withSeed(&coarse, 1, h);
+  return s->coarse ? interp_fingerprint(s->coarse, h) : h;
 }
 
 int interp_create_index(MPI_Comm comm, interp_state *s,
@@ -172,10 +219,21 @@ int interp_create_index(MPI_Comm comm, interp_state *s,
   rmadht_config_default(&tc, s->key_size, s->bucket_size);
   tc.bytes_per_rank = s->index_bytes;
   tc.mode = mode;
-  return rmadht_create(comm, &tc, &s->index);
+  int rc = rmadht_create(comm, &tc, &s->index);
+  /* Every rank has a coarse level or none (the fingerprints agree), and
+     every rank created the first index or failed alike. */
+  if (rc == RMADHT_OK && s->coarse) {
+    rc = interp_create_index(comm, s->coarse, mode);
+    if (rc != RMADHT_OK) rmadht_free(&s->index);
+  }
+  return rc;
 }
 
-int interp_flush(interp_state *s) { return rmadht_flush(s->index); }
+int interp_flush(interp_state *s) {
+  int rc = rmadht_flush(s->index);
+  if (rc == RMADHT_OK && s->coarse) rc = interp_flush(s->coarse);
+  return rc;
+}
 
 /* The neighbour key of one row: each input rounded to its neighbour-key
    digits as the exact key rounds it, or all zero bytes for an input left
@@ -295,7 +353,12 @@ int interp_append(interp_state *s, size_t n, const double *inputs,
   for (size_t b = 0; b < nb; b++)
     if (s->ustatus[b] < 0)
       s->index_dropped += s->loc_first[b + 1] - s->loc_first[b];
-  return RMADHT_OK;
+  /* Every stored entry is listed at both levels: the coarse level must
+     know the entries around rows at the front, which the first level
+     lists too few of. */
+  return s->coarse ? interp_append(s->coarse, n, inputs, rows, keys, locs,
+                                   wstatus)
+                   : RMADHT_OK;
 }
 
 /* ---- Lookups ----------------------------------------------------------- */
@@ -386,6 +449,7 @@ int interp_serve(interp_state *s, rmadht *table, size_t m,
     if (rc != RMADHT_OK) return rc;
   }
   for (size_t b = 0; b < nb; b++) prepare_entries(s, b);
+  size_t nretry = 0;
   for (size_t j = 0; j < m; j++) {
     size_t b = s->bucket_of[j], first = s->loc_first[b];
     size_t i = rows[j];
@@ -398,11 +462,19 @@ int interp_serve(interp_state *s, rmadht *table, size_t m,
       hit[i] = RMADHT_CACHE_INTERPOLATED;
       s->interpolated++;
       break;
-    case 1: s->refused_neighbours++; break;
+    case 1:
+      /* Counted once, for what the coarse level decides. */
+      if (s->coarse)
+        s->retry[nretry++] = i;
+      else
+        s->refused_neighbours++;
+      break;
     case 2: s->refused_phase++; break;
     case 4: s->refused_outside++; break;
     default: s->refused_error++; break;
     }
   }
-  return RMADHT_OK;
+  return nretry ? interp_serve(s->coarse, table, nretry, inputs, s->retry,
+                               outputs, hit)
+                : RMADHT_OK;
 }

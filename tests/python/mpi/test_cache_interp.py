@@ -1,7 +1,9 @@
 """rmadht.SurrogateCache with rmadht.Interpolation on every rank of the run:
 smooth functions are served within the tolerance, a step, too few
 neighbours and a phase disagreement are refused, concurrent appends lose
-no neighbour, bad settings raise on every rank, the counters add up."""
+no neighbour, bad settings raise on every rank, the counters add up; a
+coarse level serves what the first refuses for too few neighbours, within
+its scaled tolerance."""
 
 from __future__ import annotations
 
@@ -183,6 +185,13 @@ def test_concurrent_appends_lose_no_neighbour(comm):
     (dict(max_neighbours=65), "max_neighbours"),
     (dict(radius=0.0), "radius"),
     (dict(radius=float("nan")), "radius"),
+    (dict(coarse_digits=2), "coarse digits"),
+    (dict(coarse_digits=[1, 3, 1]), "coarse digits"),
+    (dict(coarse_digits=-1), "coarse digits"),
+    (dict(coarse_digits=1, coarse_tolerance_scale=0.0), "coarse_tolerance_scale"),
+    (dict(coarse_digits=1, coarse_tolerance_scale=1.5), "coarse_tolerance_scale"),
+    (dict(coarse_digits=1, coarse_tolerance_scale=float("nan")),
+     "coarse_tolerance_scale"),
 ])
 def test_bad_settings_raise_on_every_rank(comm, kw, match):
     with pytest.raises(ValueError, match=match):
@@ -196,7 +205,7 @@ def test_interpolation_must_be_the_settings_type(comm):
 
 @pytest.mark.parametrize("key,bad,good", [
     ("tolerance", 0.0, 0.1), ("method", "rbf", "linear"),
-    ("radius", -1.0, 1.0), ("digits", 6, 2)])
+    ("radius", -1.0, 1.0), ("digits", 6, 2), ("coarse_digits", 2, 1)])
 def test_bad_setting_on_one_rank_raises_everywhere(comm, key, bad, good):
     value = bad if comm.rank == comm.size - 1 else good
     with pytest.raises(ValueError):
@@ -209,6 +218,35 @@ def test_settings_must_agree_across_ranks(comm):
     with pytest.raises(rmadht.Error) as err:
         cache(comm, interp=dict(radius=1.0 + comm.rank))
     assert err.value.code == rmadht.ERR_MISMATCH
+    # A coarse level on one rank only.
+    with pytest.raises(rmadht.Error) as err:
+        cache(comm, interp=dict(digits=3, coarse_digits=2 if comm.rank == 0 else None))
+    assert err.value.code == rmadht.ERR_MISMATCH
+
+
+def test_coarse_level_serves_what_the_first_lacks_neighbours_for(comm):
+    """At 3 digits (cells of 0.01) the 20 rows spread over [1.00, 1.04)^3
+    leave every bucket short of 5 neighbours; at 2 digits one bucket holds
+    them all.  The coarse level serves every query within its tolerance
+    (a tenth of the first's), counted once and apart."""
+    x, q = points(1, NPTS), queries(2, NQ)
+    found = {}
+    for coarse in (None, 2):
+        interp = dict(digits=3, tolerance=1e-8, coarse_digits=coarse,
+                      coarse_tolerance_scale=0.1)
+        with cache(comm, interp=interp) as c:
+            store_shared(comm, c, x, linear)
+            out, status = c.lookup(q)
+            found[coarse] = (out, status, c.stats())
+            comm.Barrier()
+    _, status, st = found[None]
+    assert (status == rmadht.MISS).all() and st["refused_neighbours"] == NQ
+    assert st["interpolated_coarse"] == 0
+    out, status, st = found[2]
+    assert (status == rmadht.INTERPOLATED).all()
+    assert np.abs(out - linear(q)).max() <= 1e-9
+    assert st["interpolated"] == st["interpolated_coarse"] == NQ
+    assert st["refused_neighbours"] == 0 and sums_agree(st)
 
 
 def test_exact_cache_reports_status(comm):

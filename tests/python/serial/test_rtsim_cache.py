@@ -203,6 +203,12 @@ def test_interpolation_settings_reach_the_cache(scenario):
     assert len(settings["tolerance"]) == cache.cache.n_outputs
     assert settings["tolerance"][3] == 1e-9
     assert settings["phase"] == [False] * 6 + [True, True]
+    assert settings["coarse_digits"] is None
+    coarse = sc.with_interpolation(coarse_aqueous_digits=2, coarse_mineral_digits=0,
+                                   coarse_tolerance_scale=0.1)
+    settings = CellCache(coarse, None, 8, FAKE_RMADHT).cache.interpolation.settings
+    assert settings["coarse_digits"] == coarse.interpolation_coarse_digits() == [2] * 6 + [0, 0]
+    assert settings["coarse_tolerance_scale"] == 0.1
     assert CellCache(scenario, None, 8, FAKE_RMADHT).cache.interpolation is None
 
 

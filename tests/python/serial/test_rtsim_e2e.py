@@ -79,6 +79,12 @@ def check_outputs(out, ranks, dht):
     assert (summary["ranks"], summary["workers"], summary["cells"]) == (ranks, ranks - 1, 144)
     assert summary["iterations"] == 20 and summary["work_package_size"] == 16
     assert summary["chemistry_s"] > 0 and summary["runtime_s"] >= summary["chemistry_s"]
+    # The workers' wall clock: computing, waiting and answering, within
+    # the run's on each of them (give or take a second at the start: the
+    # workers begin to wait just before the master's clock starts).
+    spent = [summary[f"worker_{k}_s"] for k in ("compute", "receive", "send")]
+    assert spent[0] > 0 and all(t >= 0 for t in spent)
+    assert sum(spent) <= summary["workers"] * (summary["wall_s"] + 1)
     snapshots = list_snapshots(out)
     assert sorted(snapshots) == list(range(21))
     names, maps = load_snapshot(snapshots[20])
@@ -204,13 +210,14 @@ def test_sweep_writes_a_table_and_every_run(tmp_path):
     assert (tmp_path / "sweep.png").read_bytes()[:8] == PNG
 
 
-def test_interpolating_run_serves_more_than_exact_hits(reference, tmp_path):
+@pytest.mark.parametrize("coarse", [(), ("--interp-coarse", "2:1", "--interp-coarse-scale", "0.1")])
+def test_interpolating_run_serves_more_than_exact_hits(reference, tmp_path, coarse):
     missing = interpolation_missing()
     if missing:
         pytest.skip(missing)
     out = tmp_path / "interp"
     run_ok(3, "run", SMALL, out, "--work-package-size", 16, "--dht", "--dht-size", 8,
-           "--interpolate")
+           "--interpolate", *coarse)
     summary, _, _ = check_outputs(out, 3, dht=True)
     dht = summary["dht"]
     reads = 144 * 20
@@ -225,6 +232,13 @@ def test_interpolating_run_serves_more_than_exact_hits(reference, tmp_path):
     interp = dht["interpolation"]
     assert interp["interpolated"] == dht["interpolated"]
     assert interp["method"] in ("linear", "idw") and interp["digits"]
+    counters = interp["cache_counters"]
+    if coarse:
+        assert interp["coarse_digits"] == [2] * 6 + [1, 1]
+        assert interp["coarse_tolerance_scale"] == 0.1
+        assert 0 <= counters["interpolated_coarse"] <= counters["interpolated"]
+    else:
+        assert interp["coarse_digits"] is None and counters["interpolated_coarse"] == 0
     timeline = summary["timeline"]
     assert sum(t["interpolated"] for t in timeline) == dht["interpolated"]
     done = subprocess.run([sys.executable, "-m", "rtsim", "compare", reference[3], out],

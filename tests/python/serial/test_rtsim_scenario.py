@@ -131,6 +131,14 @@ def test_interpolation_is_off_by_default():
     ("[dht.interpolation.variables.Ca]\ntolerance = 0", r"'tolerance' must be > 0"),
     ("[dht.interpolation.variables.Ca]\ndigits = 6",
      r"neighbour key of 'Ca' has 6 digits, the exact key 5"),
+    ("coarse_aqueous_digits = 2", r"'coarse_aqueous_digits' and 'coarse_mineral_digits' go "
+                                  r"together"),
+    ("coarse_aqueous_digits = 3\ncoarse_mineral_digits = 1",
+     r"the coarse neighbour key \(H 3, .*\) must be coarser than the first"),
+    ("coarse_aqueous_digits = 2\ncoarse_mineral_digits = 2",
+     r"the coarse neighbour key .* must be coarser than the first"),
+    ("coarse_aqueous_digits = 2\ncoarse_mineral_digits = 1\ncoarse_tolerance_scale = 2",
+     r"'coarse_tolerance_scale' must be <= 1.0, got 2.0"),
 ])
 def test_bad_interpolation_settings_name_the_problem(tmp_path, table, message):
     text = "\n[dht.interpolation]\nenabled = true\n" + table + "\n"
@@ -164,3 +172,13 @@ def test_command_line_overrides_are_checked(tmp_path):
         parse("--interpolate", "--dht-digits", "2:4")
     with pytest.raises(SystemExit):
         parse("--interp-tolerance", "0")
+    # The coarse level: set, scaled, and switched off again.
+    sc = parse("--interpolate", "--interp-coarse", "2:0", "--interp-coarse-scale", "0.25")
+    assert sc.interpolation_coarse_digits() == [2] * 6 + [0, 0]
+    assert sc.dht.interpolation.coarse_tolerance_scale == 0.25
+    assert parse("--interpolate", "--interp-coarse", "none").interpolation_coarse_digits() \
+        is None
+    with pytest.raises(ScenarioError, match="must be coarser than the first"):
+        parse("--interpolate", "--interp-coarse", "3:1")
+    with pytest.raises(SystemExit):
+        parse("--interp-coarse-scale", "0")

@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What a coarse neighbour level would serve on a reference run, and how
+far off the rows it serves are.
+
+Replays a reference run of rtsim (one snapshot per iteration, as `make
+demo` writes to out/ref) on this process: each iteration's chemistry
+inputs are the previous snapshot advected again, its true results the
+next snapshot.  The rows go through one interpolating rmadht cache with the
+scenario's [dht.interpolation] settings, in rtsim's work packages and
+order; a row it serves in which a mineral appears or vanishes counts as a
+miss, as in rtsim.  With --coarse AQ:MIN the cache gets a coarse level of
+those digits, its tolerances times --scale.  The misses are stored with
+their true results, phase changes left out, as rtsim stores PHREEQC's.
+
+It prints the rows served exactly, by each level and missed, and per
+level the true error of the served rows over the (unscaled) tolerance of
+each output, the worst output of each row: median, 99th percentile,
+largest, and how many exceed 1.  A single process and the reference's
+trajectory: a run on several workers differs in the order of stores.
+
+    python bench/interp_levels.py out/ref [--scenario scenarios/dol2d.toml]
+        [--coarse 2:1 --scale 0.1] [--package-size 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+import rmadht
+from mpi4py import MPI
+from rtsim import output
+from rtsim.cache import HIT, INTERPOLATED, MISS, interpolation
+from rtsim.chemistry import ChemistryEngine
+from rtsim.grid import Grid
+from rtsim.packages import make_packages
+from rtsim.scenario import AUX_NAMES, load_scenario
+from rtsim.transport import UpwindTransport
+
+COARSE = 3  # the status given here to rows the coarse level served
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("reference", type=Path)
+    parser.add_argument("--scenario", type=Path, default=Path("scenarios/dol2d.toml"))
+    parser.add_argument("--coarse", metavar="AQ:MIN", default="none")
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--package-size", type=int, default=64)
+    args = parser.parse_args()
+
+    sc = load_scenario(args.scenario)
+    coarse = (None, None) if args.coarse == "none" else tuple(
+        int(v) for v in args.coarse.split(":"))
+    sc = sc.with_interpolation(enabled=True, coarse_aqueous_digits=coarse[0],
+                               coarse_mineral_digits=coarse[1],
+                               coarse_tolerance_scale=args.scale)
+    names = sc.state_names
+    n_state, n_comp = len(names), len(sc.components)
+    n_out = n_state + len(AUX_NAMES)
+    snaps = output.list_snapshots(args.reference)
+    fields = [output.load_snapshot(snaps[i])[1].reshape(len(sc.field_names), -1).T
+              for i in sorted(snaps)]
+    grid = Grid(sc.grid)
+    transport = UpwindTransport.steady(grid, sc.flow)
+    injected = ChemistryEngine(sc).water(sc.injection, "injected water")[:n_comp]
+    keys = np.array([names.index(k) for k in sc.dht.keys])
+    minerals = np.arange(n_comp, n_state)
+    tol = np.array(sc.interpolation_tolerances())
+    zero = sc.dht.zero_below
+
+    def phase_kept(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+        return np.all((before[:, minerals] > zero) == (after[:, minerals] > zero), axis=1)
+
+    counts = {"exact": 0, "first": 0, "coarse": 0, "missed": 0}
+    errors: dict[str, list[np.ndarray]] = {"first": [], "coarse": []}
+    with rmadht.SurrogateCache(MPI.COMM_SELF, len(keys), n_out, digits=sc.key_digits(),
+                               log10=sc.key_log10(), zero_below=zero,
+                               bytes_per_rank=64 << 20,
+                               interpolation=interpolation(sc, rmadht)) as cache:
+        for previous, result in zip(fields[:-1], fields[1:]):
+            states = previous[:, :n_state].copy()
+            transport.advance(states[:, :n_comp], sc.dt, injected, sc.courant)
+            truth = result[:, :n_out].copy()
+            truth[:, :n_state] -= states
+            for rows in make_packages(grid.cells, args.package_size):
+                x = np.ascontiguousarray(states[rows][:, keys])
+                before = cache.stats()["interpolated_coarse"]
+                values, status = cache.lookup(x)
+                status = np.asarray(status).astype(np.uint8)
+                served = status != MISS
+                after = np.maximum(states[rows] + values[:, :n_state], 0.0)
+                status[served & ~phase_kept(states[rows], after)] = MISS
+                err = (np.abs(values - truth[rows]) / tol).max(axis=1)
+                # Which rows the coarse level served: its counter says how
+                # many; looking each interpolated row up alone says which
+                # (a lookup changes nothing but the counters).
+                if cache.stats()["interpolated_coarse"] > before:
+                    for r in np.flatnonzero(status == INTERPOLATED):
+                        n = cache.stats()["interpolated_coarse"]
+                        cache.lookup(x[r:r + 1])
+                        if cache.stats()["interpolated_coarse"] > n:
+                            status[r] = COARSE
+                counts["exact"] += int(np.count_nonzero(status == HIT))
+                for name, code in (("first", INTERPOLATED), ("coarse", COARSE)):
+                    counts[name] += int(np.count_nonzero(status == code))
+                    errors[name].append(err[status == code])
+                miss = np.flatnonzero(status == MISS)
+                counts["missed"] += len(miss)
+                keep = miss[phase_kept(states[rows][miss], truth[rows][miss, :n_state]
+                                       + states[rows][miss])]
+                if len(keep):
+                    cache.store(np.ascontiguousarray(x[keep]),
+                                np.ascontiguousarray(truth[rows][keep]))
+    report = {"reference": str(args.reference), "coarse": args.coarse, "scale": args.scale,
+              "rows": counts}
+    for name, parts in errors.items():
+        e = np.concatenate(parts) if parts else np.zeros(0)
+        report[f"{name}_error_over_tolerance"] = (
+            {"median": float(np.median(e)), "p99": float(np.quantile(e, 0.99)),
+             "max": float(e.max()), "above_1": int(np.count_nonzero(e > 1))}
+            if e.size else None)
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
