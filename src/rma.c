@@ -133,8 +133,8 @@ static int issue_blocks(rmadht *t, int rank, int nb, unsigned char *origin,
    messages, all in flight before its flush.  It also keeps a merged
    block's length far from INT_MAX.
    MPICH 4.0.2 over UCX's TCP transport serves a get of a derived target
-   datatype with messages through the target's MPI, and one carrying more
-   than about 130 KB costs twice as much per byte as two of half the size:
+   datatype carrying more than about 130 KB at twice the cost per byte of
+   two of half the size (a contiguous get shows no such step):
    measured between two emulated hosts (tools/hosts), 128 blocks of 1,664
    bytes from the other rank with a contiguous origin, median per flush
    326 us in gets of 32 blocks, 391-402 us of 48-80, 709 us of 96 and 833
