@@ -83,9 +83,11 @@ enum rmadht_mode {
    target between two synchronisations with it (README, "Design", round
    trips and messages). */
 enum rmadht_gather {
-  RMADHT_GATHER_AUTO = 0,   /* one message per target on another node,
-                               one per block to a rank on this node */
-  RMADHT_GATHER_TARGET = 1, /* one message per target (derived datatypes) */
+  RMADHT_GATHER_AUTO = 0,   /* one message per target on another node
+                               (per 64 KB), one per block to a rank on
+                               this node */
+  RMADHT_GATHER_TARGET = 1, /* one message per target and per 64 KB
+                               (derived datatypes) */
   RMADHT_GATHER_BLOCK = 2   /* one message per block */
 };
 

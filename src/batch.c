@@ -10,6 +10,7 @@ int scratch_create(rmadht *t) {
   struct scratch *s = calloc(1, sizeof *s);
   if (!s) return RMADHT_ERR_NOMEM;
   s->cand = malloc(BATCH_CHUNK * 2 * t->layout.group_bytes);
+  s->stage = malloc(GATHER_MAX * t->layout.group_bytes);
   s->image = malloc(BATCH_CHUNK * t->layout.slot_size);
   s->made = malloc(BATCH_CHUNK * t->layout.value_size);
   s->touched_list = malloc((size_t)t->nranks * sizeof *s->touched_list);
@@ -17,7 +18,7 @@ int scratch_create(rmadht *t) {
   s->atomics = calloc((size_t)t->nranks, sizeof *s->atomics);
   s->gather_per_rank = calloc((size_t)t->nranks, sizeof *s->gather_per_rank);
   t->scratch = s;
-  if (!s->cand || !s->image || !s->made || !s->touched_list || !s->touched ||
+  if (!s->cand || !s->stage || !s->image || !s->made || !s->touched_list || !s->touched ||
       !s->atomics || !s->gather_per_rank) {
     scratch_destroy(t);
     return RMADHT_ERR_NOMEM;
@@ -29,6 +30,7 @@ void scratch_destroy(rmadht *t) {
   struct scratch *s = t->scratch;
   if (!s) return;
   free(s->cand);
+  free(s->stage);
   free(s->image);
   free(s->made);
   free(s->touched_list);

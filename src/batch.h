@@ -39,8 +39,9 @@ struct gather_req {
   unsigned len;
   uint64_t disp;
   unsigned char *buf;  /* a get's destination, a put's source */
-  unsigned char *same; /* non-NULL: a duplicate get, copied from here once
-                          complete */
+  unsigned char *same; /* non-NULL: copied from here into buf once
+                          complete (a duplicate get, or a get that
+                          arrived in the staging buffer) */
 };
 
 struct scratch {
@@ -68,6 +69,10 @@ struct scratch {
      counting them per target; run holds those issued and not yet
      completed (rank -1 once completed), nlive of its nrun. */
   int ngather, nrun, nlive;
+  /* Where gets to another node land first (rma.c): GATHER_MAX groups,
+     stage_used bytes of them held by issued gets not yet completed. */
+  unsigned char *stage;
+  size_t stage_used;
   unsigned *gather_per_rank; /* nranks */
   struct gather_req gather[GATHER_MAX], run[2 * GATHER_MAX];
   int blen[GATHER_MAX];
