@@ -47,7 +47,7 @@ class WorkerStats:
     # Wall-clock seconds of the serve loop: computing packages (cache and
     # PHREEQC, compute_package), waiting for the master's next message
     # (between iterations too, while the master transports), and sending
-    # the answers (a send waits for the master to take it).
+    # the answers (a blocking send waits for the master to take it).
     compute_s: float = 0.0
     receive_s: float = 0.0
     send_s: float = 0.0
