@@ -42,13 +42,9 @@ class MpiChannel:
     while this rank goes on probing.  The master needs that to hand a busy
     worker its next package: a message above the MPI's eager limit (a few
     KiB) waits for its receiver, and a worker takes it only once its
-    current package is done.  Workers wait for each send to complete: a
-    background send of a large result would only move while the worker is
-    inside MPI, not while it runs PHREEQC, and the master would wait for
-    it.  They wait by testing and sleeping, not in a blocking send: Open
-    MPI spins there, and with three ranks on two cores a spinning worker
-    keeps the master, which must take the answer, off the core for a
-    time slice (5-6 ms an answer, measured on dol2d).
+    current package is done.  Workers send blocking: a background send of a
+    large result would only move while the worker is inside MPI, not while
+    it runs PHREEQC, and the master would wait for it.
     """
 
     def __init__(self, comm: Any, sleep_s: float = POLL_SLEEP_S,
@@ -63,13 +59,11 @@ class MpiChannel:
 
     def send(self, dest: int, tag: int, payload: Any) -> None:
         """Sends a pickled payload (in the background if so configured)."""
-        request = self.comm.isend(payload, dest=dest, tag=tag)
         if not self.background_sends:
-            while not request.Test():
-                time.sleep(self.sleep_s)
+            self.comm.send(payload, dest=dest, tag=tag)
             return
-        self._sending = [r for r in self._sending if not r.test()[0]]
-        self._sending.append(request)
+        self._sending = [request for request in self._sending if not request.test()[0]]
+        self._sending.append(self.comm.isend(payload, dest=dest, tag=tag))
 
     def close(self) -> None:
         """Waits until every message sent has been taken."""
