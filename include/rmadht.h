@@ -141,8 +141,9 @@ typedef struct rmadht_stats {
 } rmadht_stats;
 
 /* Fills cfg with defaults: lock-free, 64 MiB per rank, XXH3, node-local
-   access where possible, no progress thread.  Start every configuration from here, so fields
-   added later get their defaults. */
+   access where possible, no progress thread, RMADHT_GATHER_AUTO.  Start
+   every configuration from here, so fields added later get their
+   defaults. */
 RMADHT_API void rmadht_config_default(rmadht_config *cfg, size_t key_size,
                                       size_t value_size);
 

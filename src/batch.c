@@ -18,8 +18,8 @@ int scratch_create(rmadht *t) {
   s->atomics = calloc((size_t)t->nranks, sizeof *s->atomics);
   s->gather_per_rank = calloc((size_t)t->nranks, sizeof *s->gather_per_rank);
   t->scratch = s;
-  if (!s->cand || !s->stage || !s->image || !s->made || !s->touched_list || !s->touched ||
-      !s->atomics || !s->gather_per_rank) {
+  if (!s->cand || !s->stage || !s->image || !s->made || !s->touched_list ||
+      !s->touched || !s->atomics || !s->gather_per_rank) {
     scratch_destroy(t);
     return RMADHT_ERR_NOMEM;
   }

@@ -12,9 +12,10 @@
  * (rma.c).  A target's run of more than 64 KB goes as several such
  * messages, and gets to another node land in one contiguous staging
  * buffer first, copied out at the flush: MPICH 4.0.2 over TCP serves both
- * far faster than one large message scattered straight into the items.  Between hosts a message costs about 10-30 us over TCP
- * whatever its size while each further block of a datatype costs ~1-3 us,
- * so a batch's reads cost one message per target instead of two per item,
+ * far faster than one large message scattered straight into the items.
+ * Between hosts a message costs about 10-30 us over TCP whatever its size
+ * while each further block of a datatype costs ~1-3 us, so a batch's
+ * reads cost one message per target (per 64 KB) instead of two per item,
  * and a single read one instead of two.  The bytes are the same.
  *
  * A lock-free write ends with a compare-and-swap of its slot's ver word
