@@ -130,6 +130,17 @@ static void check_sums(rmadht_cache *c) {
                          s.refused_error + s.nonfinite);
 }
 
+/* The stored point seed (stored with f_linear) is an exact hit, with
+   f_linear's own outputs. */
+static void check_exact_hit(rmadht_cache *c, unsigned seed) {
+  double x[NIN], y[NOUT], out[NOUT];
+  unsigned char st;
+  point(seed, x);
+  f_linear(x, y);
+  CHECK_RC(rmadht_cache_lookup(c, 1, x, out, &st), RMADHT_OK);
+  CHECK(st == RMADHT_CACHE_HIT && out[0] == y[0] && out[1] == y[1]);
+}
+
 static void test_smooth(void) {
   double tol_lin[NOUT] = {1e-9, 1e-9}, tol_quad[NOUT] = {2e-2, 2e-2};
   rmadht_cache *c;
@@ -140,12 +151,7 @@ static void test_smooth(void) {
   store_points(c, NPTS, 0, f_linear);
   CHECK(query_points(c, f_linear, tol_lin, 1.0) == NQ);
   /* Stored rows still hit exactly. */
-  double x[NIN], y[NOUT], out[NOUT];
-  unsigned char st;
-  point(3, x);
-  f_linear(x, y);
-  CHECK_RC(rmadht_cache_lookup(c, 1, x, out, &st), RMADHT_OK);
-  CHECK(st == RMADHT_CACHE_HIT && out[0] == y[0] && out[1] == y[1]);
+  check_exact_hit(c, 3);
   rmadht_cache_stats s;
   CHECK_RC(rmadht_cache_get_stats(c, &s), RMADHT_OK);
   CHECK(s.interpolated == NQ && s.lookup_hits == 1);
@@ -488,12 +494,9 @@ static void test_removed_neighbours(void) {
     CHECK(after.refused_neighbours - before.refused_neighbours == NQ &&
           after.interpolated == before.interpolated);
     /* The rows kept still hit; a removed one misses and is refused. */
-    double x[NIN], y[NOUT], out[NOUT];
+    check_exact_hit(c, GONE);
+    double x[NIN], out[NOUT];
     unsigned char st;
-    point(GONE, x);
-    f_linear(x, y);
-    CHECK_RC(rmadht_cache_lookup(c, 1, x, out, &st), RMADHT_OK);
-    CHECK(st == RMADHT_CACHE_HIT && out[0] == y[0] && out[1] == y[1]);
     point(0, x);
     CHECK_RC(rmadht_cache_lookup(c, 1, x, out, &st), RMADHT_OK);
     CHECK(st == RMADHT_CACHE_MISS);
@@ -575,12 +578,7 @@ static void test_coarse_level(void) {
   CHECK(s.refused_neighbours == 0 && s.index_dropped == 0);
   check_sums(c);
   /* A row with an exact entry is a hit, at no level. */
-  double x[NIN], y[NOUT], out[NOUT];
-  unsigned char st;
-  point(0, x);
-  f_linear(x, y);
-  CHECK_RC(rmadht_cache_lookup(c, 1, x, out, &st), RMADHT_OK);
-  CHECK(st == RMADHT_CACHE_HIT && out[0] == y[0] && out[1] == y[1]);
+  check_exact_hit(c, 0);
   CHECK_RC(rmadht_cache_free(&c), RMADHT_OK);
   /* A curved function: served at the full tolerance, refused by the
      error estimate at a millionth of it. */
@@ -692,12 +690,7 @@ static void test_dump_restore(void) {
   CHECK_RC(rmadht_cache_get_table(b, &t), RMADHT_OK);
   CHECK_RC(rmadht_restore(t, path), RMADHT_OK);
   MPI_Barrier(MPI_COMM_WORLD);
-  double x[NIN], y[NOUT], out[NOUT];
-  unsigned char st;
-  point(5, x);
-  f_linear(x, y);
-  CHECK_RC(rmadht_cache_lookup(b, 1, x, out, &st), RMADHT_OK);
-  CHECK(st == RMADHT_CACHE_HIT && out[0] == y[0] && out[1] == y[1]);
+  check_exact_hit(b, 5);
   CHECK(query_points(b, f_linear, tol, 1.0) == 0);
   rmadht_cache_stats s;
   CHECK_RC(rmadht_cache_get_stats(b, &s), RMADHT_OK);
