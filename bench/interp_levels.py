@@ -32,13 +32,11 @@ import numpy as np
 
 import rmadht
 from mpi4py import MPI
-from rtsim import output
 from rtsim.cache import HIT, INTERPOLATED, MISS, interpolation
-from rtsim.chemistry import ChemistryEngine
 from rtsim.grid import Grid
 from rtsim.packages import make_packages
+from rtsim.reuse import replay
 from rtsim.scenario import AUX_NAMES, load_scenario
-from rtsim.transport import UpwindTransport
 
 COARSE = 3  # the status given here to rows the coarse level served
 
@@ -61,12 +59,7 @@ def main() -> None:
     names = sc.state_names
     n_state, n_comp = len(names), len(sc.components)
     n_out = n_state + len(AUX_NAMES)
-    snaps = output.list_snapshots(args.reference)
-    fields = [output.load_snapshot(snaps[i])[1].reshape(len(sc.field_names), -1).T
-              for i in sorted(snaps)]
     grid = Grid(sc.grid)
-    transport = UpwindTransport.steady(grid, sc.flow)
-    injected = ChemistryEngine(sc).water(sc.injection, "injected water")[:n_comp]
     keys = np.array([names.index(k) for k in sc.dht.keys])
     minerals = np.arange(n_comp, n_state)
     tol = np.array(sc.interpolation_tolerances())
@@ -81,9 +74,7 @@ def main() -> None:
                                log10=sc.key_log10(), zero_below=zero,
                                bytes_per_rank=64 << 20,
                                interpolation=interpolation(sc, rmadht)) as cache:
-        for previous, result in zip(fields[:-1], fields[1:]):
-            states = previous[:, :n_state].copy()
-            transport.advance(states[:, :n_comp], sc.dt, injected, sc.courant)
+        for states, result in replay(args.reference, sc):
             truth = result[:, :n_out].copy()
             truth[:, :n_state] -= states
             for rows in make_packages(grid.cells, args.package_size):

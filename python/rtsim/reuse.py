@@ -3,9 +3,9 @@
 
 De Lucia et al. (2021) advise checking the rounding on preliminary runs
 before an expensive one.  This answers the question that comes first:
-could a cache pay here at all?  It replays a reference run's chemistry inputs, every cell's state
-after transport at every iteration (recomputed from the previous
-snapshot), through an rmadht surrogate cache with the scenario's rounding
+could a cache pay here at all?  It replays a reference run's chemistry
+inputs, every cell's state after transport at every iteration (recomputed
+from the previous snapshot), through an rmadht surrogate cache with the scenario's rounding
 on this process alone, and counts every key seen before, in any cell and
 any earlier iteration or earlier in the same one, as a hit.  Nothing is
 left out for a phase change and no two workers miss the same key at once,
@@ -16,7 +16,7 @@ no rounding within the error budget will make the cache pay.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -29,8 +29,9 @@ from rtsim.scenario import Scenario
 from rtsim.transport import UpwindTransport
 
 
-def _states(ref_dir: Path, scenario: Scenario) -> list[np.ndarray]:
-    """The snapshots of iterations 0..N as (cells, state variables) arrays."""
+def _snapshots(ref_dir: Path, scenario: Scenario) -> list[np.ndarray]:
+    """The snapshots of iterations 0..N as (cells, fields) arrays, the
+    state variables first."""
     snaps = output.list_snapshots(ref_dir)
     last = max(snaps, default=0)
     gaps = [i for i in range(last + 1) if i not in snaps]
@@ -46,8 +47,28 @@ def _states(ref_dir: Path, scenario: Scenario) -> list[np.ndarray]:
             raise RtsimError(f"{snaps[iteration]} holds {', '.join(names)} on a "
                              f"{maps.shape[1]}x{maps.shape[2]} grid, not the state variables "
                              f"of scenario {scenario.name} on {shape[0]}x{shape[1]}")
-        states.append(maps[:len(scenario.state_names)].reshape(len(scenario.state_names), -1).T)
+        states.append(maps.reshape(len(maps), -1).T)
     return states
+
+
+def replay(ref_dir: Path, scenario: Scenario) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Per iteration of a reference run with a snapshot of every iteration:
+    the chemistry inputs (the previous snapshot's state variables advected
+    again, one row per cell) and the snapshot that followed, all its
+    fields.  The snapshots are read and checked before it returns, so a
+    run that lacks one fails here, not halfway through a replay."""
+    snapshots = _snapshots(ref_dir, scenario)
+    transport = UpwindTransport.steady(Grid(scenario.grid), scenario.flow)
+    n_comp = len(scenario.components)
+    injected = ChemistryEngine(scenario).water(scenario.injection, "injected water")[:n_comp]
+
+    def advected() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for previous, result in zip(snapshots[:-1], snapshots[1:]):
+            inputs = previous[:, :len(scenario.state_names)].copy()
+            transport.advance(inputs[:, :n_comp], scenario.dt, injected, scenario.courant)
+            yield inputs, result
+
+    return advected()
 
 
 def count_repeats(cache: Any, keys: np.ndarray) -> int:
@@ -79,25 +100,21 @@ def best_hit_rates(ref_dir: Path, scenario: Scenario) -> dict[str, Any]:
     """Per iteration and overall: the hits a perfect cache would have had."""
     from mpi4py import MPI
 
-    states = _states(ref_dir, scenario)
     grid = Grid(scenario.grid)
-    transport = UpwindTransport.steady(grid, scenario.flow)
-    n_comp = len(scenario.components)
-    injected = ChemistryEngine(scenario).water(scenario.injection, "injected water")[:n_comp]
+    replayed = replay(ref_dir, scenario)
+    iterations = len(output.list_snapshots(ref_dir)) - 1
     key_columns = [scenario.state_names.index(k) for k in scenario.dht.keys]
     rmadht = load_rmadht()
     # Room for a distinct key per cell and iteration at a quarter of the
     # slots (an entry takes under 256 bytes for up to 12 keys), so that no
     # eviction can turn a repeat into a miss.
-    entries = grid.cells * (len(states) - 1)
+    entries = grid.cells * iterations
     per_iteration = []
     with rmadht.SurrogateCache(MPI.COMM_SELF, n_inputs=len(key_columns), n_outputs=1,
                                digits=scenario.key_digits(), log10=scenario.key_log10(),
                                zero_below=scenario.dht.zero_below,
                                bytes_per_rank=max(16 << 20, 4 * entries * 256)) as cache:
-        for previous in states[:-1]:
-            inputs = previous.copy()
-            transport.advance(inputs[:, :n_comp], scenario.dt, injected, scenario.courant)
+        for inputs, _ in replayed:
             per_iteration.append(count_repeats(cache, inputs[:, key_columns]))
     cells = grid.cells
     return {"reference": str(ref_dir), "cells": cells,
