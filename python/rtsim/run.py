@@ -124,9 +124,10 @@ def _run_worker(comm: Any, worker_comm: Any, scenario: Scenario, options: RunOpt
         agree(comm, create)
     except AgreedError:
         return EXIT_ERROR
-    channel = MpiChannel(comm)
+    channel = MpiChannel(comm, background_sends=True)
     try:
         _, aborted = serve(channel, engine, cache, scenario.dt)
+        channel.close()
     finally:
         if cache is not None:
             cache.close()

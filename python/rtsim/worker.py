@@ -46,8 +46,8 @@ class WorkerStats:
     interpolated: int = 0
     # Wall-clock seconds of the serve loop: computing packages (cache and
     # PHREEQC, compute_package), waiting for the master's next message
-    # (between iterations too, while the master transports), and sending
-    # the answers (a blocking send waits for the master to take it).
+    # (between iterations too, while the master transports), and handing
+    # the answers to MPI (in the background: see rtsim.protocol).
     compute_s: float = 0.0
     receive_s: float = 0.0
     send_s: float = 0.0
