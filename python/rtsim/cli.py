@@ -275,6 +275,9 @@ def _interpolation_overrides(scenario: Scenario, args: argparse.Namespace) -> Sc
 
 def _run(args: argparse.Namespace) -> int:
     """rtsim run, on every rank."""
+    from rtsim.protocol import prefer_eager_messages
+
+    prefer_eager_messages()
     from mpi4py import MPI
 
     from rtsim.master import RunOptions
