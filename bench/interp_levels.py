@@ -18,14 +18,22 @@ each output, the worst output of each row: median, 99th percentile,
 largest, and how many exceed 1.  A single process and the reference's
 trajectory: a run on several workers differs in the order of stores.
 
+With --phreeqc-every K, the interpolated rows of every K-th package that
+has any go through PHREEQC (rtsim's ChemistryEngine, one call per
+package, as a worker would have reacted them): the CPU milliseconds per
+row are what interpolation saves PHREEQC, to set against the cache CPU
+an interpolating run spends beyond an exact-key one (`summary.json`,
+`dht.lookup_store_cpu_s`).
+
     python bench/interp_levels.py out/ref [--scenario scenarios/dol2d.toml]
-        [--coarse 2:1 --scale 0.1] [--package-size 64]
+        [--coarse 2:1 --scale 0.1] [--package-size 64] [--phreeqc-every 10]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +41,7 @@ import numpy as np
 import rmadht
 from mpi4py import MPI
 from rtsim.cache import HIT, INTERPOLATED, MISS, interpolation
+from rtsim.chemistry import ChemistryEngine
 from rtsim.grid import Grid
 from rtsim.packages import make_packages
 from rtsim.reuse import replay
@@ -48,7 +57,10 @@ def main() -> None:
     parser.add_argument("--coarse", metavar="AQ:MIN", default="none")
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--package-size", type=int, default=64)
+    parser.add_argument("--phreeqc-every", type=int, default=0, metavar="K")
     args = parser.parse_args()
+    if args.phreeqc_every < 0:
+        parser.error(f"--phreeqc-every must be 0 (off) or positive, got {args.phreeqc_every}")
 
     sc = load_scenario(args.scenario)
     coarse = (None, None) if args.coarse == "none" else tuple(
@@ -69,6 +81,8 @@ def main() -> None:
         return np.all((before[:, minerals] > zero) == (after[:, minerals] > zero), axis=1)
 
     counts = {"exact": 0, "first": 0, "coarse": 0, "missed": 0}
+    engine = ChemistryEngine(sc) if args.phreeqc_every > 0 else None
+    reacted = {"packages_seen": 0, "rows": 0, "cpu_s": 0.0}
     errors: dict[str, list[np.ndarray]] = {"first": [], "coarse": []}
     with rmadht.SurrogateCache(MPI.COMM_SELF, len(keys), n_out, digits=sc.key_digits(),
                                log10=sc.key_log10(), zero_below=zero,
@@ -99,6 +113,14 @@ def main() -> None:
                 for name, code in (("first", INTERPOLATED), ("coarse", COARSE)):
                     counts[name] += int(np.count_nonzero(status == code))
                     errors[name].append(err[status == code])
+                served_rows = rows[(status == INTERPOLATED) | (status == COARSE)]
+                if engine is not None and len(served_rows):
+                    if reacted["packages_seen"] % args.phreeqc_every == 0:
+                        c0 = time.process_time()
+                        engine.react(states[served_rows], sc.dt)
+                        reacted["cpu_s"] += time.process_time() - c0
+                        reacted["rows"] += len(served_rows)
+                    reacted["packages_seen"] += 1
                 miss = np.flatnonzero(status == MISS)
                 counts["missed"] += len(miss)
                 keep = miss[phase_kept(states[rows][miss], truth[rows][miss, :n_state]
@@ -114,6 +136,10 @@ def main() -> None:
             {"median": float(np.median(e)), "p99": float(np.quantile(e, 0.99)),
              "max": float(e.max()), "above_1": int(np.count_nonzero(e > 1))}
             if e.size else None)
+    if engine is not None and reacted["rows"]:
+        report["phreeqc_interpolated"] = {
+            "rows_reacted": reacted["rows"],
+            "cpu_ms_per_row": 1e3 * reacted["cpu_s"] / reacted["rows"]}
     print(json.dumps(report, indent=1))
 
 
