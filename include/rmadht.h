@@ -108,8 +108,8 @@ typedef struct rmadht_config {
      RMA.  Ignored by the locked modes, by tables spanning nodes and by
      tables with no room for one slot group and the path's tags (32 bytes
      a group, rounded up to 64);
-     rmadht_get_info tells which path a table took.  docs/explanation/
-     design.md, "The node-local path". */
+     rmadht_get_info tells which path a table took.  See
+     docs/explanation/design.md, "The node-local path". */
   int node_local;
   /* 0 (default) or 1..1000000: the table starts a thread that enters MPI
      every that many microseconds, so that operations on this rank's part
@@ -242,7 +242,8 @@ typedef struct rmadht_location {
    single call would: STORE -> RMADHT_OK or RMADHT_EVICTED; REMOVE ->
    RMADHT_OK or RMADHT_NOT_FOUND; KEEP -> RMADHT_OK (found) or
    RMADHT_NOT_FOUND.  Costs what a write costs (docs/reference/c-api.md,
-   "Atomic update and locations").  loc may be NULL; otherwise it receives where the key's
+   "Atomic update and locations").  loc may be NULL; otherwise it receives
+   where the key's
    entry is after the update (undefined when the key is absent then).  A
    stored value is visible to other ranks after rmadht_flush(), as a
    write's. */
