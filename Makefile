@@ -21,7 +21,7 @@ ASAN_TESTS := $(addprefix test-asan-,$(MPIS))
 HOSTS_TESTS := $(addprefix test-hosts-,$(MPIS))
 
 .PHONY: all deps test test-model demo bench bench-hosts clean $(BUILDS) $(VENVS) $(C_TESTS) $(PY_TESTS) \
-        $(ASAN_TESTS) test-fuzz $(HOSTS_TESTS) test-hosts
+        $(ASAN_TESTS) test-fuzz $(HOSTS_TESTS) test-hosts test-docs
 
 all: $(BUILDS)
 
@@ -82,9 +82,14 @@ test-hosts-mpich: build-mpich venv-mpich
 	  bash tools/hosts/test.sh $(BUILD) mpich - 1 2
 test-hosts: $(HOSTS_TESTS)
 
-test: test-model $(C_TESTS) $(PY_TESTS) $(ASAN_TESTS) test-fuzz $(HOSTS_TESTS)
+test: test-docs test-model $(C_TESTS) $(PY_TESTS) $(ASAN_TESTS) test-fuzz $(HOSTS_TESTS)
 
-# The Spin model of the lock-free slot protocol (docs/model.md).
+# Every relative link and anchor of the Markdown files, the README's length
+# and quick starts, and the docs/ paths the code names (tools/check_links.py).
+test-docs: deps
+	python3 tools/check_links.py
+
+# The Spin model of the lock-free slot protocol (docs/explanation/lockfree-protocol.md).
 test-model: deps
 	@bash model/check.sh
 

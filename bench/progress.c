@@ -46,7 +46,7 @@ static uint64_t mix(uint64_t x) { /* splitmix64's finaliser */
 }
 
 /* Keys are (owner, index); the owner comes from the high 32 bits of the
-   hash (README, "Design"), so these put each key on the rank it names. */
+   hash (docs/explanation/design.md), so these put each key on the rank it names. */
 static uint64_t owner_hash(const void *key, size_t len, void *arg) {
   (void)len;
   const int *nranks = arg;

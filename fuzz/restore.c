@@ -65,7 +65,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
-/* The format as README.md states it, read without the library's code. */
+/* The format as docs/reference/snapshot-format.md states it, read without
+   the library's code. */
 static int file_valid(const unsigned char *f, size_t n) {
   if (n < H || memcmp(f, "RMADHTSN", 8) != 0) return 0;
   if (le(f + 40, 8) != XXH3_64bits(f, 40)) return 0;

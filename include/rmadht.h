@@ -72,7 +72,7 @@ enum rmadht_code {
                                   range                                    */
 };
 
-/* Consistency protocols, chosen at run time; see README "Modes". */
+/* Consistency protocols, chosen at run time; see docs/explanation/design.md. */
 enum rmadht_mode {
   RMADHT_LOCK_FREE = 0,   /* checksummed slots, atomic slot claims   */
   RMADHT_FINE_LOCK = 1,   /* readers/writer lock per slot group       */
@@ -80,8 +80,8 @@ enum rmadht_mode {
 };
 
 /* How the RMA path sends the gets, and the puts, it has gathered for one
-   target between two synchronisations with it (README, "Design", round
-   trips and messages). */
+   target between two synchronisations with it (docs/explanation/design.md,
+   round trips and messages). */
 enum rmadht_gather {
   RMADHT_GATHER_AUTO = 0,   /* one message per target on another node
                                (per 64 KB), one per block to a rank on
@@ -108,8 +108,8 @@ typedef struct rmadht_config {
      RMA.  Ignored by the locked modes, by tables spanning nodes and by
      tables with no room for one slot group and the path's tags (32 bytes
      a group, rounded up to 64);
-     rmadht_get_info tells which path a table took.  README, "The
-     node-local path". */
+     rmadht_get_info tells which path a table took.  See
+     docs/explanation/design.md, "The node-local path". */
   int node_local;
   /* 0 (default) or 1..1000000: the table starts a thread that enters MPI
      every that many microseconds, so that operations on this rank's part
@@ -117,8 +117,8 @@ typedef struct rmadht_config {
      MPI (needed on networks without RDMA, where the target's MPI library
      carries them out).  Needs MPI_THREAD_MULTIPLE, or rmadht_create fails
      with RMADHT_ERR_ARG on every rank and says why in
-     rmadht_error_detail().  The same on every rank.  README, "Progress
-     while a rank computes". */
+     rmadht_error_detail().  The same on every rank.  See
+     docs/howto/progress-thread.md. */
   int progress_us;
   /* enum rmadht_gather, default RMADHT_GATHER_AUTO: a message costs ~10-30
      us between hosts over TCP whatever it holds, a derived datatype's
@@ -241,8 +241,9 @@ typedef struct rmadht_location {
    on both paths: no update is lost.  Returns what the chosen action's
    single call would: STORE -> RMADHT_OK or RMADHT_EVICTED; REMOVE ->
    RMADHT_OK or RMADHT_NOT_FOUND; KEEP -> RMADHT_OK (found) or
-   RMADHT_NOT_FOUND.  Costs what a write costs (README, "Atomic update and
-   locations").  loc may be NULL; otherwise it receives where the key's
+   RMADHT_NOT_FOUND.  Costs what a write costs (docs/reference/c-api.md,
+   "Atomic update and locations").  loc may be NULL; otherwise it receives
+   where the key's
    entry is after the update (undefined when the key is absent then).  A
    stored value is visible to other ranks after rmadht_flush(), as a
    write's. */

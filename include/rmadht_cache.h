@@ -30,7 +30,7 @@ extern "C" {
 typedef struct rmadht_cache rmadht_cache; /* opaque */
 
 /* How a lookup may serve a row whose exact key is missing: from the
-   outputs cached for neighbouring inputs (docs/interpolation.md). */
+   outputs cached for neighbouring inputs (docs/explanation/interpolation.md). */
 enum rmadht_interp_method {
   RMADHT_INTERP_NONE = 0,   /* exact keys only (the default) */
   RMADHT_INTERP_IDW = 1,    /* inverse-distance weighting, power 2 */
@@ -46,7 +46,7 @@ enum rmadht_interp_method {
    input agrees, and the leave-one-out error of the method on those
    neighbours, scaled up when the query lies outside their cloud, is
    within tolerance for every output.  The tolerance is a target, not a
-   bound (docs/interpolation.md, "What it guarantees"). */
+   bound (docs/explanation/interpolation.md, "What it guarantees"). */
 typedef struct rmadht_cache_interp {
   enum rmadht_interp_method method;
   const int *digits;            /* n_inputs neighbour-key digits, each
@@ -60,7 +60,7 @@ typedef struct rmadht_cache_interp {
   double radius;                /* > 0: how far a neighbour may lie from the
                                    query, Euclidean, in units of the
                                    neighbour key's cell width per input
-                                   (docs/interpolation.md, "Scaling") */
+                                   (docs/explanation/interpolation.md, "Scaling") */
   const double *tolerance;      /* n_outputs absolute tolerances, > 0 */
   const unsigned char *phase;   /* n_inputs flags or NULL: a flagged
                                    input's presence (|x| > zero_below) must
@@ -71,7 +71,7 @@ typedef struct rmadht_cache_interp {
                                    (and as much again for the coarse
                                    index, if any) */
   /* A second, coarser neighbour level, consulted only for the rows the
-     first refuses for too few neighbours (docs/interpolation.md, "The
+     first refuses for too few neighbours (docs/explanation/interpolation.md, "The
      coarse level"): a neighbour index of its own, keyed by coarse_digits,
      with the same method, neighbour counts, radius (in its own cell
      widths) and phase flags, and every tolerance multiplied by
@@ -123,7 +123,7 @@ typedef struct rmadht_cache_stats {
                              what the coarse level decides) */
       refused_outside,    /* error within tolerance at the neighbours,
                              but not once scaled to a query outside
-                             their cloud (docs/interpolation.md) */
+                             their cloud (docs/explanation/interpolation.md) */
       refused_phase,      /* a flagged input's presence disagreed */
       refused_error,      /* leave-one-out error over the tolerance */
       index_dropped;      /* neighbour-index appends lost under contention
@@ -200,7 +200,7 @@ RMADHT_API int rmadht_cache_get_stats_global(rmadht_cache *c,
    table but not into the neighbour index (the public API offers no way
    to list the entries restored), so restored rows serve exact hits and
    become neighbours again when stored anew; the index's old locations
-   are recognised as stale at lookup (docs/interpolation.md). */
+   are recognised as stale at lookup (docs/explanation/interpolation.md). */
 RMADHT_API int rmadht_cache_get_table(rmadht_cache *c, rmadht **out);
 
 #ifdef __cplusplus

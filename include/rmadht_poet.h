@@ -18,7 +18,8 @@
  * - DHT_free sums the evictions and read misses of all ranks and returns
  *   the sums on rank 0 (0 elsewhere); either pointer may be NULL.
  * - DHT_to_file / DHT_from_file write and read rmadht snapshots
- *   (docs/snapshots.md), not POET's own file layout, and a file restores
+ *   (docs/reference/snapshot-format.md), not POET's own file layout, and a
+ *   file restores
  *   into a table of any size and rank count with the same key and data
  *   sizes.  Both are collective and quiescent.
  * - DHT is opaque: POET documented its members as internal to the library.

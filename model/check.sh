@@ -2,7 +2,7 @@
 # Checks every variant of the slot-protocol model (slot.pml) with Spin:
 # the protocol as shipped must pass, each variant with a fix removed must
 # fail with a counterexample.  Prints states explored and time per variant
-# and exits non-zero if any variant does otherwise.  docs/model.md says
+# and exits non-zero if any variant does otherwise.  docs/explanation/lockfree-protocol.md says
 # what each variant is and what its counterexample shows.
 #   model/check.sh            every variant
 #   model/check.sh NAME...    only these (names as printed)

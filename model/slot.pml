@@ -1,7 +1,7 @@
 /*
  * A model of rmadht's lock-free slot protocol (src/lockfree.c on the RMA
  * path, src/node_local.c on the node-local path), checked with Spin.
- * docs/model.md says what it proves and what it leaves out.
+ * docs/explanation/lockfree-protocol.md says what it proves and what it leaves out.
  *
  * Compile-time switches (spin -DNAME):
  *   NL            the node-local path (default: the RMA path)

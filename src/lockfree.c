@@ -27,7 +27,8 @@
  * store of the last bytes would make the slot look finished; a second
  * writer could claim and rewrite it; then the late second store would
  * tear that entry for good.  A flush completes the put, and ver, a single
- * atomic operation, cannot land twice.  docs/model.md has the model that
+ * atomic operation, cannot land twice.  docs/explanation/lockfree-protocol.md
+ * has the model that
  * finds this interleaving and checks the fix.
  *
  * The claim is 32-bit because Open MPI 4.1.4 crashes in a 64-bit

@@ -8,7 +8,7 @@
  * from the low 32 bits and the second group from a rehash of the whole
  * hash, each reduced to its range by a multiply-shift (no modulo bias worth
  * the name, no division).  Two independent choices with groups of eight
- * slots hold a half-full table without losing a key (README, "Design").
+ * slots hold a half-full table without losing a key (docs/explanation/design.md).
  */
 #include <xxhash.h>
 

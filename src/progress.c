@@ -46,14 +46,14 @@ const char progress_needs_threads[] =
     "component osc/pt2pt, the one that works over TCP, refuses windows under "
     "MPI_THREAD_MULTIPLE (choose --mca pml ucx --mca osc sm,ucx instead); or "
     "leave progress_us 0 and let the MPI's own asynchronous progress serve "
-    "the table (README, \"Progress while a rank computes\")";
+    "the table (docs/howto/progress-thread.md in rmadht)";
 
 const char progress_pt2pt_remedy[] =
     "Open MPI's one-sided component for TCP between hosts, osc/pt2pt, "
     "refuses windows under MPI_THREAD_MULTIPLE: choose --mca pml ucx --mca "
     "osc sm,ucx at launch, or initialise MPI without MPI_THREAD_MULTIPLE "
-    "(and leave progress_us 0); see rmadht's README, \"Progress while a rank "
-    "computes\"";
+    "(and leave progress_us 0); see rmadht's "
+    "docs/howto/progress-thread.md";
 
 static int counted_read(rmadht *t, size_t n, const unsigned char *keys,
                         unsigned char *values, int *status) {

@@ -129,7 +129,8 @@ enum slot_kind slot_classify(const struct slot_layout *l,
    claimed, or its last write done (claim == ver and the copy consistent).
    Not while another write to it is in flight or landing, whose remaining
    bytes would otherwise mix with ours and could leave it torn for good
-   (docs/model.md).  A claimed slot with stamp 0 is a first write whose ver
+   (docs/explanation/lockfree-protocol.md).  A claimed slot with stamp 0 is a
+   first write whose ver
    has landed before its stamp: landing, not empty. */
 static inline int slot_claimable(const struct slot_layout *l,
                                  const unsigned char *s) {

@@ -1,7 +1,8 @@
 /*
  * The snapshot file format: a fixed header followed by entries, all
  * integers little-endian whatever the machine, so that a file moves between
- * machines and other tools can read it (docs/snapshots.md has the table).
+ * machines and other tools can read it (docs/reference/snapshot-format.md has
+ * the table).
  *
  *   header, 48 bytes
  *   offset  size  field

@@ -127,7 +127,7 @@ static const char *window_remedy(void) {
   return "With Open MPI between hosts without RDMA, choose one-sided "
          "components that work over TCP at launch: mpiexec --mca osc "
          "sm,pt2pt ... (or export OMPI_MCA_osc=sm,pt2pt); see rmadht's "
-         "README, \"Across hosts\"";
+         "docs/howto/across-hosts.md";
 }
 
 /* MPI_Win_allocate rather than MPI_Alloc_mem + MPI_Win_create: measured on

@@ -565,7 +565,8 @@ static void test_half_load(const struct variant *var) {
    slot must hold a finished write (on the node-local path under the right
    tag, so that a read finds it), and every key must read as missing or
    with a value some rank wrote for it.  On the lock-free RMA path this
-   probes the races docs/model.md describes: a put that looked finished
+   probes the races docs/explanation/lockfree-protocol.md describes: a put
+   that looked finished
    while some of its bytes could still land (again) tore the next writer's
    entry for good, so a writer now flushes its put before ver says the
    slot is finished. */

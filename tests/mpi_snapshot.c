@@ -266,7 +266,7 @@ static void put_le(unsigned char *p, uint64_t v, int n) {
   for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* Rewrites the header checksum as docs/snapshots.md defines it, so a
+/* Rewrites the header checksum as docs/reference/snapshot-format.md defines it, so a
    change to a field is seen as that change and not as corruption. */
 static void reseal(unsigned char *h) { put_le(h + 40, XXH3_64bits(h, 40), 8); }
 

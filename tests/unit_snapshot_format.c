@@ -1,5 +1,6 @@
-/* The snapshot byte layout: fields at the offsets docs/snapshots.md gives,
-   little-endian, and every header or entry change refused. */
+/* The snapshot byte layout: fields at the offsets
+   docs/reference/snapshot-format.md gives, little-endian, and every header
+   or entry change refused. */
 #include <string.h>
 #include <xxhash.h>
 

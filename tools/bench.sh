@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures of the README's Benchmark section: rmadht-bench on 2 ranks
+# The figures of docs/benchmarks/one-node.md: rmadht-bench on 2 ranks
 # under both MPIs, all modes with single calls, lock-free with batches of
 # 128, lock-free again on RMA (--rma, the path of a table spanning nodes), the in-process
 # baseline, and what one MPI_Get costs (rmadht-rma-cost).  Extra arguments

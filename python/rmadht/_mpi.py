@@ -23,7 +23,7 @@ if MPI._sizeof(MPI.Comm) != _core.sizeof_comm():
     raise ImportError(
         "rmadht was built against another MPI than the one mpi4py loaded "
         f"({MPI.Get_library_version().splitlines()[0].strip()}); rebuild "
-        "one of them so both use the same MPI (see docs/python.md)"
+        "one of them so both use the same MPI (see docs/reference/python-api.md)"
     )
 
 

@@ -40,7 +40,7 @@ def _per_input(value: Any, n: int, dtype: type, name: str) -> np.ndarray:
 
 class Interpolation:
     """How a :class:`SurrogateCache` may serve a miss from neighbouring
-    cached rows, with error control (docs/interpolation.md).
+    cached rows, with error control (docs/explanation/interpolation.md).
 
     Neighbours are the cached rows whose inputs round alike at ``digits``
     (coarser than the cache's own digits); up to ``max_neighbours`` of them
@@ -68,7 +68,7 @@ class Interpolation:
             too few neighbours are tried again among the entries that
             round alike at these digits, with every tolerance multiplied
             by ``coarse_tolerance_scale``, in (0, 1]
-            (docs/interpolation.md, "The coarse level").
+            (docs/explanation/interpolation.md, "The coarse level").
 
     The settings are checked when a cache is created with them, inside the
     check all ranks agree on, so that a bad setting on one rank raises on

@@ -33,8 +33,8 @@ class Table(CollectiveHandle):
     ``progress_us=N`` (1..1000000) starts a thread that enters MPI every N
     microseconds, so reads of this rank's keys complete while it computes
     without calling MPI (between hosts without RDMA).  It needs MPI
-    initialised with ``MPI_THREAD_MULTIPLE``, mpi4py's default; README,
-    "Progress while a rank computes".
+    initialised with ``MPI_THREAD_MULTIPLE``, mpi4py's default; see
+    docs/howto/progress-thread.md.
 
     ``gather`` says how the RMA path sends the gets and puts it has
     gathered for one target: ``"target"`` as one message of a derived

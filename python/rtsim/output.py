@@ -4,7 +4,7 @@
 fields_NNNNN.npz   one snapshot per output interval (and iteration 0):
                    ``fields`` (variables, ny, nx), ``names``, ``iteration``,
                    ``time_s``
-summary.json       figures of the run (see docs/rtsim.md)
+summary.json       figures of the run (see docs/reference/rtsim-cli.md)
 maps.png           every variable at the last iteration
 timeline.png       chemistry time and cache hit rate per iteration
 flow.png           permeability, pressure and Darcy speed of the steady flow

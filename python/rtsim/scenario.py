@@ -150,7 +150,7 @@ class InterpolationSpec:
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
     # A second, coarser neighbour key for the rows the first refuses for
     # too few neighbours (None: no second level), with every tolerance
-    # times coarse_tolerance_scale (docs/interpolation.md, "The coarse level").
+    # times coarse_tolerance_scale (docs/explanation/interpolation.md, "The coarse level").
     coarse_aqueous_digits: int | None = None
     coarse_mineral_digits: int | None = None
     coarse_tolerance_scale: float = 1.0

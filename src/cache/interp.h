@@ -1,7 +1,7 @@
 /*
  * Interpolation of cache misses from neighbouring cached entries: the
  * neighbour index (neighbours.c) and the mathematics (interpolate.c).
- * docs/interpolation.md explains both.
+ * docs/explanation/interpolation.md explains both.
  *
  * The cache owns one interp_state when interpolation is on.  All buffers
  * for one lookup chunk are allocated at creation, as the cache's own, so a

@@ -2,7 +2,7 @@
  * The mathematics of interpolation: which neighbours of a missed row may be
  * used, their scaled coordinates, the two estimators and the leave-one-out
  * error estimate that decides whether the result is served.
- * docs/interpolation.md states the same in formulas.
+ * docs/explanation/interpolation.md states the same in formulas.
  *
  * Everything here is local arithmetic on buffers the neighbour index
  * (neighbours.c) has filled: no MPI, no allocation.

@@ -73,7 +73,7 @@ int interp_check(const rmadht_cache_config *cfg, int default_digits) {
   if (!coarser) return RMADHT_ERR_ARG;
   /* Wider neighbour sets fit a curved function worse between their
      points than at them; a scale below 1 keeps the coarse level's served
-     errors near the first level's (docs/interpolation.md). */
+     errors near the first level's (docs/explanation/interpolation.md). */
   double f = ip->coarse_tolerance_scale;
   if (!(f > 0 && f <= 1)) return RMADHT_ERR_ARG; /* NaN fails too */
   return RMADHT_OK;

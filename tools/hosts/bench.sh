@@ -58,7 +58,7 @@ failed=0
 # Runs PROGRAM on PPN ranks per host until it has printed NEED JSON lines,
 # and appends them to FILE, each with the load average at the start and
 # the ranks per host.  MPICH 4.0.2 over UCX's TCP transport can hang in
-# MPI_Finalize after all work (README "Across hosts"): a run that printed
+# MPI_Finalize after all work (docs/howto/across-hosts.md): a run that printed
 # every line and then hangs is stopped after 15 s and counted complete.
 run() {
   local file=$1 need=$2 ppn=$3; shift 3

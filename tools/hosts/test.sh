@@ -48,7 +48,7 @@ successes() {
 # Runs one test program; sets verdict.  MPICH 4.0.2 over UCX 1.13's TCP
 # transport can hang inside MPI_Finalize after a test has passed on every
 # rank: one rank waits in UCX for a peer that has already left UCX for the
-# process manager's barrier (README "Across hosts").  A run whose every
+# process manager's barrier (docs/howto/across-hosts.md).  A run whose every
 # rank reported success and that then hangs is a pass, and is said to be
 # one; any other hang or failure is not.
 run_one() {
@@ -115,7 +115,7 @@ for ppn in "$@"; do
   done
   if [ -n "${RMADHT_HOSTS_PYTHON:-}" ]; then
     # mpi4py asks for MPI_THREAD_MULTIPLE, under which osc/pt2pt refuses
-    # windows (README "Across hosts").
+    # windows (docs/howto/across-hosts.md).
     [ "$config" = pt2pt ] &&
       RMADHT_HOSTS_OMPI_ARGS+=" -x MPI4PY_RC_THREAD_LEVEL=funneled"
     kind=py need=$((2 * ppn)) start=$SECONDS

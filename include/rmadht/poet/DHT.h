@@ -4,7 +4,7 @@
  * parameter types and return codes, served by rmadht.  POET switches by
  * putting <prefix>/include/rmadht/poet on its include path in place of its
  * own DHT.h and DHT.c and linking librmadht_poet (CMake rmadht::poet,
- * pkg-config rmadht-poet); README "POET compatibility".
+ * pkg-config rmadht-poet); docs/howto/port-poet.md.
  *
  * What the calls do here:
  * - A table is an rmadht table in lock-free mode with at least
