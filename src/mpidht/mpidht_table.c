@@ -20,6 +20,10 @@ static void state_free(struct rmadht_mpidht_state *s) {
   free(s);
 }
 
+static uint32_t clamp_u32(uint64_t v) {
+  return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
 MPIDHT_EXPORT DHT *DHT_create(const DHT_init_t *init) {
   /* No communicator to agree over: fail here, as rmadht_create does. */
   if (!init || init->comm == MPI_COMM_NULL) return NULL;
@@ -74,7 +78,7 @@ MPIDHT_EXPORT int DHT_free(DHT *table, uint32_t *chksum_retries) {
                    MPI_SUCCESS
                ? RMADHT_OK
                : RMADHT_ERR_MPI;
-  if (chksum_retries) *chksum_retries = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+  if (chksum_retries) *chksum_retries = clamp_u32(sum);
   int rc2 = poet_table_free(&s->p, NULL, NULL);
   state_free(s);
   free(table);
@@ -123,16 +127,19 @@ MPIDHT_EXPORT int DHT_read(DHT *table, const void *key, void *destination) {
   struct rmadht_mpidht_state *s = mpidht_state(table);
   if (!s || !key || !destination) return DHT_UCX_ERROR;
   s->period.r_access++;
+  rmadht_stats before, after;
+  int counted = rmadht_get_stats(s->p.t, &before) == RMADHT_OK;
   int rc = rmadht_read(s->p.t, key, destination);
-  rmadht_stats st;
-  if (rmadht_get_stats(s->p.t, &st) == RMADHT_OK)
-    table->chksum_retries =
-        st.checksum_retries > UINT32_MAX ? UINT32_MAX
-                                         : (uint32_t)st.checksum_retries;
+  counted = counted && rmadht_get_stats(s->p.t, &after) == RMADHT_OK;
+  if (counted) table->chksum_retries = clamp_u32(after.checksum_retries);
   if (rc == RMADHT_OK) return DHT_SUCCESS;
   if (rc != RMADHT_NOT_FOUND) return DHT_UCX_ERROR;
   s->p.read_misses++;
   s->period.read_misses++;
+  /* The key's entry stayed torn through rmadht's re-reads: what MPI-DHT's
+     lock-free variant reports when a checksum fails again on its retry. */
+  if (counted && after.invalidations > before.invalidations)
+    return DHT_READ_CORRUPT;
   return DHT_READ_MISS;
 }
 

@@ -16,8 +16,10 @@
  * - (proc, index) name a rank and a slot of that rank; a rewrite of a key
  *   still in place keeps them.
  * - Reads never return a torn entry: rmadht checks every entry it reads and
- *   reads again, so DHT_READ_CORRUPT and DHT_READ_INVALID are never
- *   returned.
+ *   reads it again while it is being written; DHT_READ_CORRUPT means the
+ *   key's entry stayed torn through those re-reads (a miss, as MPI-DHT's
+ *   lock-free variant reports a checksum that fails on its retry).
+ *   DHT_READ_INVALID is never returned.
  * - DHT_write_accumulate and the files, which MPI-DHT's MPI variants leave
  *   DHT_NOT_IMPLEMENTED, work; DHT_NOT_IMPLEMENTED is never returned.
  * - Collective calls (every rank of the communicator, in the same order):
@@ -61,8 +63,9 @@ extern "C" {
 #define DHT_UCX_ERROR -1
 /* DHT_read: the key is not in the table. */
 #define DHT_READ_MISS -2
-/* Defined for source compatibility; rmadht never returns them (above). */
+/* DHT_read: the key's entry stayed torn through every re-read (above). */
 #define DHT_READ_CORRUPT -3
+/* Defined for source compatibility; never returned here. */
 #define DHT_READ_INVALID -4
 /* A write stored its key in place of another key, which is gone. */
 #define DHT_WRITE_SUCCESS_WITH_EVICTION -5
@@ -143,8 +146,8 @@ DHT *DHT_create(const DHT_init_t *init_params);
 int DHT_write(DHT *table, void *key, void *data, uint32_t *proc,
               uint32_t *index);
 
-/* Copies the key's data to destination: DHT_SUCCESS or DHT_READ_MISS
-   (destination untouched). */
+/* Copies the key's data to destination: DHT_SUCCESS, or DHT_READ_MISS or
+   DHT_READ_CORRUPT with destination untouched. */
 int DHT_read(DHT *table, const void *key, void *destination);
 
 /* Collective and quiescent; see the top of this file. */
