@@ -4,6 +4,8 @@
 # its include path and link line changed: through pkg-config rmadht-mpidht
 # and through find_package(rmadht) with rmadht::mpidht and
 # rmadht::mpidht_static.  Every rank must print OK, at 1, 2 and 4 ranks.
+# Also a C++ program that includes the header inside extern "C", as POET
+# would, where CMake finds a C++ compiler.
 # MPI-DHT is GPL and never part of this repository: the checkout comes from
 # $MPIDHT, else from ../shared/mpi-dht* beside the source tree; without one
 # the test is skipped (exit 77) and says why.  No LD_LIBRARY_PATH: the
@@ -55,7 +57,43 @@ target_link_libraries(cm_test PRIVATE rmadht::mpidht PkgConfig::XXHASH)
 add_executable(cm_test_static "$prog")
 target_link_libraries(cm_test_static PRIVATE rmadht::mpidht_static
   PkgConfig::XXHASH)
+include(CheckLanguage)
+check_language(CXX)
+if(CMAKE_CXX_COMPILER)
+  enable_language(CXX)
+  add_executable(cm_cxx cxx_user.cpp)
+  target_compile_definitions(cm_cxx PRIVATE OMPI_SKIP_MPICXX)
+  target_link_libraries(cm_cxx PRIVATE rmadht::mpidht)
+endif()
 CM
+# POET, MPI-DHT's other user, is C++ and includes the header inside
+# extern "C".
+cat > "$tmp/cm/cxx_user.cpp" <<'CXX'
+extern "C" {
+#include <LUCX/MPI/DHT.h>
+}
+static int add(int, void *in, int, void *out) {
+  *static_cast<int *>(out) += *static_cast<int *>(in);
+  return 0;
+}
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  DHT_init_t init = {sizeof(int), sizeof(int), 100,
+                     [](int, const void *k) { return (uint64_t)*(const int *)k; },
+                     MPI_COMM_WORLD};
+  DHT *d = DHT_create(&init);
+  if (!d) MPI_Abort(MPI_COMM_WORLD, 1);
+  DHT_set_accumulate_callback(d, add);
+  int key = 3, one = 1, got = 0, n;
+  DHT_write_accumulate(d, &key, sizeof one, &one, nullptr, nullptr, nullptr);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  MPI_Barrier(MPI_COMM_WORLD);
+  bool ok = DHT_read(d, &key, &got) == DHT_SUCCESS && got == n;
+  ok = DHT_free(d, nullptr) == DHT_SUCCESS && ok;
+  MPI_Finalize();
+  return ok ? 0 : 1;
+}
+CXX
 cmake -S "$tmp/cm" -B "$tmp/cm/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
       -DMPI_C_COMPILER="$mpicc" > /dev/null
 cmake --build "$tmp/cm/b" > /dev/null
@@ -78,5 +116,6 @@ run() { # program, ranks: every rank prints "Rank r: OK!", none FAILURE
 for n in 1 2 4; do run "$tmp/pc_test" "$n"; done
 run "$tmp/cm/b/cm_test" 2
 run "$tmp/cm/b/cm_test_static" 4
+if [ -x "$tmp/cm/b/cm_cxx" ]; then "$mpiexec" -n 2 "$tmp/cm/b/cm_cxx"; fi
 echo "MPI-DHT's testReadWriteMPI.c ($checkout) built unchanged against" \
      "rmadht-mpidht and rmadht::mpidht(_static): OK on every rank"
