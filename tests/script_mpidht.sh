@@ -51,7 +51,7 @@ mkdir -p "$tmp/cm"
 cat > "$tmp/cm/CMakeLists.txt" <<CM
 cmake_minimum_required(VERSION 3.18)
 project(mpidht_test C)
-find_package(rmadht REQUIRED)
+find_package(rmadht REQUIRED COMPONENTS mpidht)
 add_executable(cm_test "$prog")
 target_link_libraries(cm_test PRIVATE rmadht::mpidht PkgConfig::XXHASH)
 add_executable(cm_test_static "$prog")
