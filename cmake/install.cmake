@@ -32,3 +32,17 @@ foreach(pc rmadht rmadht-poet)
   install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc
     DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endforeach()
+
+# MPI-DHT's API (rmadht::mpidht, rmadht::mpidht_static, rmadht-mpidht.pc);
+# the header goes where -I<prefix>/include/rmadht/mpidht finds
+# <LUCX/MPI/DHT.h>.
+install(FILES ${PROJECT_SOURCE_DIR}/include/rmadht/mpidht/LUCX/MPI/DHT.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rmadht/mpidht/LUCX/MPI)
+install(TARGETS rmadht_mpidht rmadht_mpidht_static
+  EXPORT rmadhtTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+configure_file(${PROJECT_SOURCE_DIR}/cmake/rmadht-mpidht.pc.in
+  ${PROJECT_BINARY_DIR}/rmadht-mpidht.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/rmadht-mpidht.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

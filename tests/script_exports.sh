@@ -29,3 +29,11 @@ check "$build/src/poet/librmadht_poet.so" "$( (
     sed 's/.*[ *]\([A-Za-z_0-9]*\)($/\1/'
   awk '$1 == "#define" && $2 ~ /^DHT_/ && $3 ~ /^rmadht_/ {print $3}' \
     "$src"/include/rmadht_poet.h) | sort -u)"
+
+# librmadht_mpidht: the names MPI-DHT's header (LUCX/MPI/DHT.h) declares;
+# neither librmadht nor librmadht_poet carries them for it (the core's list
+# above has no DHT_ name, the POET library's is its own headers').
+check "$build/src/mpidht/librmadht_mpidht.so" "$(
+  grep -ho '^[A-Za-z ]*[ *]DHT_[A-Za-z_]*(' \
+    "$src"/include/rmadht/mpidht/LUCX/MPI/DHT.h |
+    sed 's/.*[ *]\([A-Za-z_0-9]*\)($/\1/' | sort -u)"
