@@ -44,15 +44,17 @@ $(VENVS): venv-%: deps-build
 $(C_TESTS): test-c-%: build-%
 	cd $(BUILD)/$* && ctest --output-on-failure -j $(JOBS)
 
-# Every rank runs the same pytest session; mpiexec fails if any rank does.
+# The bindings' tests: every rank runs the same pytest session; mpiexec
+# fails if any rank does.  The simulator's tests and the documented examples
+# run in one plain pytest, launching mpiexec themselves where they need it.
 $(PY_TESTS): test-py-%: venv-%
 	for n in 1 2; do \
-	  echo "== pytest tests/python/mpi on $$n rank(s), $*"; \
+	  echo "== pytest tests/python/bindings on $$n rank(s), $*"; \
 	  mpiexec.$* -n $$n $(VENV)/$*/bin/python -m pytest -q --color=no -p no:cacheprovider \
-	    tests/python/mpi || exit 1; \
+	    tests/python/bindings || exit 1; \
 	done
 	RTSIM_MPIEXEC=mpiexec.$* $(VENV)/$*/bin/python -m pytest -q --color=no \
-	  -p no:cacheprovider tests/python/serial
+	  -p no:cacheprovider tests/python/rtsim tests/python/examples
 
 # The C tests again with AddressSanitizer + UBSan (cmake/sanitize.cmake);
 # any report fails the test.  script_install is left out: it links programs
