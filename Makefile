@@ -25,35 +25,42 @@ HOSTS_TESTS := $(addprefix test-hosts-,$(MPIS))
 
 all: $(BUILDS)
 
+# The Debian packages of every group in tools/install-deps.sh; each target
+# below asks only for the groups it needs (deps-build, deps-fuzz, ...).
 deps:
 	@bash tools/install-deps.sh
 
-$(BUILDS): build-%: deps
+deps-%:
+	@bash tools/install-deps.sh $*
+
+$(BUILDS): build-%: deps-build
 	cmake -S . -B $(BUILD)/$* -DMPI_C_COMPILER=mpicc.$* \
 	      -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.$* > /dev/null
 	cmake --build $(BUILD)/$* -j $(JOBS)
 
-$(VENVS): venv-%: deps
+$(VENVS): venv-%: deps-build
 	@bash tools/make-venv.sh $*
 
 $(C_TESTS): test-c-%: build-%
 	cd $(BUILD)/$* && ctest --output-on-failure -j $(JOBS)
 
-# Every rank runs the same pytest session; mpiexec fails if any rank does.
+# The bindings' tests: every rank runs the same pytest session; mpiexec
+# fails if any rank does.  The simulator's tests and the documented examples
+# run in one plain pytest, launching mpiexec themselves where they need it.
 $(PY_TESTS): test-py-%: venv-%
 	for n in 1 2; do \
-	  echo "== pytest tests/python/mpi on $$n rank(s), $*"; \
+	  echo "== pytest tests/python/bindings on $$n rank(s), $*"; \
 	  mpiexec.$* -n $$n $(VENV)/$*/bin/python -m pytest -q --color=no -p no:cacheprovider \
-	    tests/python/mpi || exit 1; \
+	    tests/python/bindings || exit 1; \
 	done
 	RTSIM_MPIEXEC=mpiexec.$* $(VENV)/$*/bin/python -m pytest -q --color=no \
-	  -p no:cacheprovider tests/python/serial
+	  -p no:cacheprovider tests/python/rtsim tests/python/examples
 
 # The C tests again with AddressSanitizer + UBSan (cmake/sanitize.cmake);
 # any report fails the test.  script_install is left out: it links programs
 # against the installed library with the plain mpicc, which lacks the
 # sanitizer runtimes, and checks packaging, which test-c-* covers.
-$(ASAN_TESTS): test-asan-%: deps
+$(ASAN_TESTS): test-asan-%: deps-build
 	cmake -S . -B $(BUILD)/asan-$* -DRMADHT_SANITIZE=ON -DMPI_C_COMPILER=mpicc.$* \
 	      -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.$* > /dev/null
 	cmake --build $(BUILD)/asan-$* -j $(JOBS)
@@ -61,7 +68,7 @@ $(ASAN_TESTS): test-asan-%: deps
 
 # Every fuzz target for FUZZ_SECONDS from its seed corpus (fuzz/run.sh).
 FUZZ_SECONDS ?= 50
-test-fuzz: deps
+test-fuzz: deps-build deps-fuzz
 	cmake -S . -B $(BUILD)/fuzz -DRMADHT_FUZZ=ON -DCMAKE_C_COMPILER=clang \
 	      -DRMADHT_TESTS=OFF -DRMADHT_BENCH=OFF -DMPI_C_COMPILER=mpicc.openmpi \
 	      -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi > /dev/null
@@ -73,11 +80,11 @@ test-fuzz: deps
 # one-sided component that works over TCP, and once with Debian's defaults,
 # where rmadht_create must fail and name the remedy.  Skipped, saying why,
 # where this machine cannot make network namespaces (it needs root).
-test-hosts-openmpi: build-openmpi venv-openmpi
+test-hosts-openmpi: build-openmpi venv-openmpi deps-hosts
 	bash tools/hosts/test.sh $(BUILD) openmpi default 1
 	RMADHT_HOSTS_PYTHON=$(CURDIR)/$(VENV)/openmpi/bin/python \
 	  bash tools/hosts/test.sh $(BUILD) openmpi pt2pt 1 2
-test-hosts-mpich: build-mpich venv-mpich
+test-hosts-mpich: build-mpich venv-mpich deps-hosts
 	RMADHT_HOSTS_PYTHON=$(CURDIR)/$(VENV)/mpich/bin/python \
 	  bash tools/hosts/test.sh $(BUILD) mpich - 1 2
 test-hosts: $(HOSTS_TESTS)
@@ -86,11 +93,11 @@ test: test-docs test-model $(C_TESTS) $(PY_TESTS) $(ASAN_TESTS) test-fuzz $(HOST
 
 # Every relative link and anchor of the Markdown files, the README's length
 # and quick starts, and the docs/ paths the code names (tools/check_links.py).
-test-docs: deps
+test-docs: deps-build
 	python3 tools/check_links.py
 
 # The Spin model of the lock-free slot protocol (docs/explanation/lockfree-protocol.md).
-test-model: deps
+test-model: deps-build deps-model
 	@bash model/check.sh
 
 demo: venv-openmpi
@@ -105,7 +112,7 @@ bench: build-openmpi build-mpich
 # BENCH_HOSTS_ARGS go to every rmadht-bench run.
 # MPIDHT=DIR, a checkout of sobc/MPI-DHT, adds the reference's runs first.
 BENCH_HOSTS_ARGS ?= --scale 0.2
-bench-hosts: build-openmpi build-mpich
+bench-hosts: build-openmpi build-mpich deps-hosts
 	@RMADHT_REFERENCE_SRC=$(MPIDHT) bash tools/hosts/bench.sh $(BUILD) $(BENCH_HOSTS_ARGS)
 
 clean:

@@ -113,6 +113,25 @@ cmake --build "$tmp/poet/b" > /dev/null
 if [ -x "$tmp/poet/b/poet_pht" ]; then "$mpiexec" -n 2 "$tmp/poet/b/poet_pht"; fi
 "$mpiexec" -n 2 "$tmp/pc_poet_user"
 
+# The archives through pkg-config --static, beside a program that defines
+# functions named as the libraries' internals: the archives keep those
+# local (cmake/localize.cmake), so the program links and the library still
+# calls its own.
+cat > "$tmp/clash.c" <<'C'
+int slot_fill(void) { return 1; }
+int search_key(void) { return 2; }
+int interp_linear(void) { return 3; }
+int rmadht_place(void) { return 4; }
+int poet_table_create(void) { return 5; }
+C
+static_libs() { pkg-config --static --libs "$1" | sed 's/-l\(rmadht[a-z_]*\)/-l:lib\1.a/g'; }
+"$mpicc" -o "$tmp/pc_quickstart_static" "$src/examples/quickstart.c" "$tmp/clash.c" \
+  $(pkg-config --cflags rmadht) $(static_libs rmadht)
+"$mpicc" -o "$tmp/pc_poet_user_static" "$tmp/poet/poet_user.c" "$tmp/clash.c" \
+  $(pkg-config --cflags rmadht-poet) $(static_libs rmadht-poet)
+"$mpiexec" -n 2 "$tmp/pc_quickstart_static"
+"$mpiexec" -n 2 "$tmp/pc_poet_user_static"
+
 # The two dialects exclude each other.
 printf '#include "DHT.h"\n#include <rmadht_poet.h>\n' > "$tmp/poet/both.c"
 if "$mpicc" -fsyntax-only $(pkg-config --cflags rmadht-poet) \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes .venv/<mpi> (openmpi or mpich): mpi4py built from source against
-# that MPI, the Python dependencies, and rmadht + rtsim installed from this
-# tree with the same MPI.  Reruns only the steps whose inputs changed.
+# that MPI, the Python dependencies, and the two distributions of this tree:
+# the bindings rmadht (the root, built with the same MPI) and the simulator
+# rtsim (rtsim/).  Reruns only the steps whose inputs changed.
 set -euo pipefail
 mpi=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +27,7 @@ if [ ! -f "$venv/.mpi4py-$mpi" ]; then
   fi
   touch "$venv/.mpi4py-$mpi"
 fi
-reqs="numpy scipy matplotlib phreeqc pytest scikit-build-core"
+reqs="numpy scipy matplotlib phreeqc pytest scikit-build-core setuptools>=77"
 if [ ! -f "$venv/.deps" ] || [ "$(cat "$venv/.deps")" != "$reqs" ]; then
   echo "== installing $reqs"
   "$py" -m pip install -q $reqs
@@ -36,3 +37,4 @@ echo "== installing rmadht and rtsim from $root against $mpi"
 "$py" -m pip install -q --no-build-isolation --no-deps \
   -C cmake.define.MPI_C_COMPILER=mpicc.$mpi \
   -C build-dir="$root/build/py-$mpi" "$root"
+"$py" -m pip install -q --no-build-isolation --no-deps "$root/rtsim"

@@ -1,4 +1,4 @@
-"""Type stub of rmadht._core, the compiled layer (python/_core.c).
+"""Type stub of rmadht._core, the compiled layer (python/rmadht/_core.c).
 
 Use the rmadht package rather than this module: it checks shapes, dtypes
 and arguments with friendly messages, and takes mpi4py communicators.

@@ -120,8 +120,8 @@ for ppn in "$@"; do
       RMADHT_HOSTS_OMPI_ARGS+=" -x MPI4PY_RC_THREAD_LEVEL=funneled"
     kind=py need=$((2 * ppn)) start=$SECONDS
     run_one "$RMADHT_HOSTS_PYTHON" -m pytest -q --color=no -p no:cacheprovider \
-      "$root/tests/python/mpi"
-    report "python tests/python/mpi"
+      "$root/tests/python/bindings"
+    report "python tests/python/bindings"
   fi
 done
 rm -f "$log"

@@ -41,6 +41,7 @@ class RunOptions:
     dht_snaps: int = 0
     dht_file: str | None = None
     progress: bool = False
+    progress_style: str = "auto"  # "bar", "lines", or "auto": bar on a terminal
 
 
 @dataclass
@@ -154,7 +155,8 @@ class Master:
         start = time.perf_counter()
         transport_s = chemistry_s = output_s = phreeqc_s = 0.0
         output.write_snapshot(outdir, 0, 0.0, self.fields, sc.field_names, self.grid)
-        progress = Progress(sc.iterations, enabled=self.options.progress)
+        progress = Progress(sc.iterations, enabled=self.options.progress,
+                            live={"bar": True, "lines": False}.get(self.options.progress_style))
         results = np.empty_like(self.fields)
         for iteration in range(1, sc.iterations + 1):
             t0 = time.perf_counter()

@@ -172,7 +172,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="cells per work package (default 64)")
     run.add_argument("--iterations", type=_positive, metavar="N",
                      help="run N iterations instead of the scenario's")
-    run.add_argument("--progress", action="store_true", help="show a live progress bar")
+    run.add_argument("--progress", action="store_true", help="report progress on stderr")
+    # Under mpiexec the ranks never write to a terminal themselves: whoever
+    # starts mpiexec knows whether its stderr is one (tools/demo.sh).
+    run.add_argument("--progress-style", choices=("auto", "bar", "lines"), default="auto",
+                     help="a live bar (bar), a line at every tenth of the run (lines), or "
+                          "bar on a terminal and lines elsewhere (auto, the default; "
+                          "under mpiexec always lines)")
 
     cmp_ = sub.add_parser("compare", help="compare a cached run with its reference (eq. 2)")
     cmp_.add_argument("ref_dir", type=Path)
@@ -297,7 +303,8 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     options = RunOptions(outdir=args.outdir, package_size=args.work_package_size,
                          dht=args.dht, dht_size_mb=args.dht_size, dht_snaps=args.dht_snaps,
-                         dht_file=args.dht_file, progress=args.progress)
+                         dht_file=args.dht_file, progress=args.progress,
+                         progress_style=args.progress_style)
     return run(comm, scenario, options)
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A one-line live progress bar on stderr for the master."""
+"""The master's progress report on stderr: a live bar, or plain lines for logs."""
 
 from __future__ import annotations
 
@@ -8,15 +8,33 @@ import time
 from typing import TextIO
 
 
+def is_terminal(stream: TextIO) -> bool:
+    """Whether the stream is a terminal (False for closed or file-less streams)."""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 class Progress:
-    """Redraws "iteration, cells/s, hit rate" in place after every iteration."""
+    """Reports "iteration, cells/s, hit rate" after iterations.
+
+    live: one bar redrawn in place after every iteration, with carriage
+    returns, which only a terminal shows well.  Otherwise a plain line at
+    every tenth of the run (steps) and at its end, so that a file or a CI log
+    gets a few readable lines, not one line of thousands of redraws.  None
+    chooses live exactly when the stream is a terminal.
+    """
 
     def __init__(self, total: int, enabled: bool, stream: TextIO | None = None,
-                 width: int = 24) -> None:
+                 width: int = 24, live: bool | None = None, steps: int = 10) -> None:
         self.total = total
         self.enabled = enabled
         self.stream = stream if stream is not None else sys.stderr
         self.width = width
+        self.live = is_terminal(self.stream) if live is None else live
+        self.steps = steps
+        self.shown = 0  # the steps reported so far, in plain lines
         self.start = time.perf_counter()
 
     def line(self, iteration: int, cells_per_s: float, hit_rate: float | None,
@@ -37,13 +55,21 @@ class Progress:
 
     def update(self, iteration: int, cells_per_s: float, hit_rate: float | None,
                served_rate: float | None = None) -> None:
-        """Redraws the bar (cells/s is the chemistry throughput of the iteration)."""
-        if self.enabled:
+        """Reports after an iteration (cells/s is the chemistry throughput of the iteration)."""
+        if not self.enabled:
+            return
+        if self.live:
             self.stream.write("\r" + self.line(iteration, cells_per_s, hit_rate, served_rate))
-            self.stream.flush()
+        else:
+            step = self.steps * iteration // self.total
+            if step <= self.shown:
+                return
+            self.shown = step
+            self.stream.write(self.line(iteration, cells_per_s, hit_rate, served_rate) + "\n")
+        self.stream.flush()
 
     def finish(self) -> None:
-        """Ends the line so later output starts on a fresh one."""
-        if self.enabled:
+        """Ends the live bar's line so later output starts on a fresh one."""
+        if self.enabled and self.live:
             self.stream.write("\n")
             self.stream.flush()
