@@ -155,7 +155,7 @@ def check_readme(root):
         errors.append("README.md: no ```c block is exactly examples/quickstart.c "
                       "(the tested quick start)")
     # The Python quick start is run as printed by this test.
-    runner = root / "tests" / "python" / "serial" / "test_readme_example.py"
+    runner = root / "tests" / "python" / "examples" / "test_readme_example.py"
     py = [b for b in code_blocks(text, "python") if "def slow" in b]
     if len(py) != 1:
         errors.append(f"README.md: {len(py)} ```python blocks with 'def slow'; "
