@@ -5,7 +5,8 @@ pkgs=(build-essential cmake pkg-config libxxhash-dev
       libopenmpi-dev openmpi-bin mpich libmpich-dev
       python3 python3-venv python3-dev spin
       clang libclang-rt-14-dev llvm  # make test-fuzz: clang's libFuzzer
-      iproute2 util-linux)           # make test-hosts: ip netns, unshare
+      iproute2 util-linux            # make test-hosts: ip netns, unshare
+      libsimgrid-dev)                # make test-smpi, bench-scale: smpicc, smpirun
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
