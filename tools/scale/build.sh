@@ -14,9 +14,11 @@ mkdir -p "$out/obj"
 command -v smpicc > /dev/null || { echo "build.sh: no smpicc (apt-get install libsimgrid-dev)" >&2; exit 1; }
 cflags=(-O2 -std=c11 -w -I"$root/include" -I"$root/src" -I"$root/bench" -I"$here")
 objs=()
+# An object is rebuilt when its source or any header is newer.
+newest_h=$(ls -t "$root"/include/*.h "$root"/src/*.h "$root"/src/cache/*.h | head -1)
 for f in "$root"/src/*.c "$root"/src/cache/*.c; do
   o=$out/obj/$(basename "$(dirname "$f")")-$(basename "$f" .c).o
-  if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then
+  if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
     smpicc "${cflags[@]}" -I"$root/src/cache" -c "$f" -o "$o"
   fi
   objs+=("$o")
