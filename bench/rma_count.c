@@ -5,6 +5,20 @@
 
 #include <mpi.h>
 
+#ifdef SMPI_H
+/* Built with smpicc for the simulation (tools/scale/): SMPI 3.32 declares
+   MPI-3.0's MPI_Compare_and_swap (compare buffer not const), and its
+   compare-and-swap and lock modes need the fixes of smpi_fixes.c. */
+#include "smpi_fixes.h"
+#define CAS_COMPARE_CONST
+#define CAS smpi_fix_compare_and_swap
+#define LOCK_TYPE(type) smpi_fix_lock_type(type)
+#else
+#define CAS_COMPARE_CONST const
+#define CAS PMPI_Compare_and_swap
+#define LOCK_TYPE(type) (type)
+#endif
+
 static struct rma_count total;
 
 void rma_count_get(struct rma_count *out) { *out = total; }
@@ -53,14 +67,13 @@ int MPI_Put(const void *origin, int origin_count, MPI_Datatype origin_type,
                   win);
 }
 
-int MPI_Compare_and_swap(const void *origin, const void *compare,
+int MPI_Compare_and_swap(const void *origin, CAS_COMPARE_CONST void *compare,
                          void *result, MPI_Datatype type, int rank,
                          MPI_Aint disp, MPI_Win win) {
   total.atomics++;
   total.atomic_bytes += bytes(1, type);
   to(rank);
-  return PMPI_Compare_and_swap(origin, compare, result, type, rank, disp,
-                               win);
+  return CAS(origin, compare, result, type, rank, disp, win);
 }
 
 int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type,
@@ -106,5 +119,5 @@ int MPI_Win_unlock(int rank, MPI_Win win) {
 
 int MPI_Win_lock(int type, int rank, int assert, MPI_Win win) {
   total.locks++;
-  return PMPI_Win_lock(type, rank, assert, win);
+  return PMPI_Win_lock(LOCK_TYPE(type), rank, assert, win);
 }

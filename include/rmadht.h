@@ -63,7 +63,11 @@ enum rmadht_code {
   RMADHT_ERR_NOMEM = -4,       /* local allocation failed                  */
   RMADHT_ERR_MPI = -5,         /* an MPI call failed                       */
   RMADHT_ERR_REMOTE = -6,      /* another rank failed in a collective call */
-  RMADHT_ERR_CONTENDED = -7,   /* write: gave up after bounded retries     */
+  RMADHT_ERR_CONTENDED = -7,   /* lock-free write/update: the key's slots
+                                  were held by another rank's write in
+                                  flight, unchanged for 2 s (that rank
+                                  stalled, e.g. wrote and did not flush);
+                                  never for losing races to other writers */
   RMADHT_ERR_FILE = -8,        /* snapshot file missing or unreadable      */
   RMADHT_ERR_FORMAT = -9,      /* snapshot file foreign, corrupt or of
                                   another version or key/value size        */

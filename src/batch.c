@@ -17,6 +17,11 @@ int scratch_create(rmadht *t) {
   s->touched = calloc((size_t)t->nranks, 1);
   s->atomics = calloc((size_t)t->nranks, sizeof *s->atomics);
   s->gather_per_rank = calloc((size_t)t->nranks, sizeof *s->gather_per_rank);
+  /* Ranks that lose together must not retry together: a seed of their
+     own, never 0. */
+  s->rng = ((uint64_t)(unsigned)t->rank + 1) * UINT64_C(0x9E3779B97F4A7C15) ^
+           (uint64_t)(MPI_Wtime() * 1e9);
+  if (!s->rng) s->rng = 1;
   t->scratch = s;
   if (!s->cand || !s->stage || !s->image || !s->made || !s->touched_list ||
       !s->touched || !s->atomics || !s->gather_per_rank) {
@@ -100,6 +105,7 @@ void batch_place(rmadht *t, size_t n, const unsigned char *keys) {
     s->todo[i] = (int)i;
     s->tries[i] = 0;
     s->waits[i] = 0;
+    s->busy_since[i] = -1.0;
     s->removed[i] = 0;
   }
 }

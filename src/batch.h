@@ -52,6 +52,11 @@ struct scratch {
   uint32_t lock_old[BATCH_CHUNK][2];
   unsigned tries[BATCH_CHUNK];
   unsigned waits[BATCH_CHUNK]; /* re-reads of an update's busy key */
+  /* The claim and ver words of an item's candidates when it last found
+     them busy, and since when they have not changed (protocol.c). */
+  uint64_t busy_mark[BATCH_CHUNK];
+  double busy_since[BATCH_CHUNK];
+  uint64_t rng; /* xorshift state of the randomised backoff */
   uint32_t probes[BATCH_CHUNK]; /* write_probes of a write's choice */
   unsigned char kind[BATCH_CHUNK];    /* enum choice_kind of a write */
   unsigned char removed[BATCH_CHUNK]; /* a remove took one copy already */

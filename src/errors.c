@@ -41,7 +41,7 @@ const char *rmadht_strerror(int code) {
     case RMADHT_ERR_NOMEM: return "out of memory";
     case RMADHT_ERR_MPI: return "an MPI call failed";
     case RMADHT_ERR_REMOTE: return "another rank failed in a collective call";
-    case RMADHT_ERR_CONTENDED: return "gave up after bounded retries under contention";
+    case RMADHT_ERR_CONTENDED: return "another rank's write in flight made no progress for 2 s";
     case RMADHT_ERR_FILE: return "snapshot file missing or unreadable";
     case RMADHT_ERR_FORMAT: return "not a valid rmadht snapshot for this table (foreign, corrupt, truncated, other version or sizes)";
     case RMADHT_ERR_IO: return "writing the snapshot failed";

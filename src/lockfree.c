@@ -9,9 +9,10 @@
  *        new entry but its ver word and flush it (round trip 3), then
  *        compare-and-swap ver to the claim, left to complete at this rank's
  *        next synchronisation with the target.  A lost claim means another
- *        writer took the slot first: read again and choose again.  Two
- *        writers can therefore never fill the same free slot with
- *        different keys.
+ *        writer took the slot first: pause a random while, read again and
+ *        choose again, as often as it takes (protocol.c says why that is
+ *        bounded in expectation).  Two writers can therefore never fill
+ *        the same free slot with different keys.
  * update: the same write, its value made from the copy of round trip 1 by
  *        the caller's function (protocol.c), which runs again after a lost
  *        claim.  A key whose slot is being written is read again first.
@@ -77,7 +78,8 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
     int rc = batch_flush_touched(t);
     if (rc) return rc;
 
-    int nclaim = 0, waiting = -1; /* an item that found its key busy */
+    /* An item that found its key busy, and one that lost its claim. */
+    int nclaim = 0, waiting = -1, lost = -1;
     for (int w = 0; w < nwave; w++) {
       int i = s->wave[w];
       enum decision d = protocol_decide(t, i, keys + i * ks, 0, &status[i]);
@@ -113,8 +115,9 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
       if (s->result[i] != s->expect[i]) {
         /* Read again and decide again; an update runs its function on
            the value that won. */
-        if (!protocol_give_up(t, i, 0, &status[i]))
-          protocol_requeue(t, &ntodo, i);
+        protocol_give_up(t, i, 0, &status[i]);
+        protocol_requeue(t, &ntodo, i);
+        lost = i;
         continue;
       }
       const struct place *p = &s->place[i];
@@ -148,7 +151,16 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
           s->expect[i], s->claim[i]);
       if (rc) return rc;
     }
-    if (waiting >= 0) protocol_pause(t, waiting, 1);
+    /* Before waiting on another rank's write, complete ours: two ranks
+       each waiting on a slot whose ver the other left outstanding would
+       otherwise wait on each other. */
+    if (waiting >= 0) {
+      rc = rma_flush_pending(t);
+      if (rc) return rc;
+      protocol_pause(t, waiting, 1);
+    } else if (lost >= 0) {
+      protocol_pause(t, lost, 0);
+    }
   }
   return RMADHT_OK;
 }

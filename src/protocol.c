@@ -147,20 +147,50 @@ enum decision protocol_decide(rmadht *t, int i, const unsigned char *key,
   return DECIDE_WRITE;
 }
 
+/* A fingerprint of the claim and ver words of item i's candidates in its
+   copy: any write that starts or ends on one of them changes it. */
+static uint64_t busy_mark(rmadht *t, int i) {
+  const unsigned char *cand = batch_cand(t, i);
+  uint64_t h = 0;
+  for (int c = 0; c < protocol_nslots(t, i); c++) {
+    const unsigned char *slot = cand + (size_t)c * t->layout.slot_size;
+    h = (h ^ slot_get32(slot, SLOT_OFF_CLAIM)) * UINT64_C(0x100000001B3);
+    h = (h ^ slot_get32(slot, SLOT_OFF_VER)) * UINT64_C(0x100000001B3);
+  }
+  return h;
+}
+
+/* Why a write that loses races needs no bound on its retries: a claim is
+   lost only to a compare-and-swap that won, so every lost round is
+   another write's completion, and the randomised backoff spreads the
+   losers so that each retry has a fair chance against the others (with n
+   writers on one slot, O(n) expected retries each).  A busy slot is
+   different: it waits on one other writer, which may have stopped; only
+   the absence of any change for STALL_SECONDS tells that apart from
+   others winning, so only that fails the write. */
 int protocol_give_up(rmadht *t, int i, int busy, int *status) {
   struct scratch *s = t->scratch;
-  if (busy ? ++s->waits[i] > UPDATE_WAITS : ++s->tries[i] > WRITE_RETRIES) {
-    *status = RMADHT_ERR_CONTENDED;
-    return 1;
+  if (!busy) {
+    s->tries[i]++;
+    return 0;
   }
-  return 0;
+  s->waits[i]++;
+  uint64_t mark = busy_mark(t, i);
+  double now = MPI_Wtime();
+  if (s->busy_since[i] < 0 || mark != s->busy_mark[i]) {
+    s->busy_mark[i] = mark;
+    s->busy_since[i] = now;
+    return 0;
+  }
+  if (now - s->busy_since[i] < STALL_SECONDS) return 0;
+  *status = RMADHT_ERR_CONTENDED;
+  return 1;
 }
 
 void protocol_pause(rmadht *t, int i, int busy) {
   const struct scratch *s = t->scratch;
   if (busy)
-    protocol_backoff(t,
-                     s->waits[i] < UPDATE_PAUSE ? s->waits[i] : UPDATE_PAUSE);
+    protocol_backoff(t, s->waits[i] < BUSY_PAUSE ? s->waits[i] : BUSY_PAUSE);
   else
     protocol_backoff(t, s->tries[i]);
 }
@@ -227,8 +257,12 @@ void protocol_requeue(rmadht *t, int *ntodo, int i) {
    Open MPI's osc/ucx and osc/pt2pt: fine-lock writes livelocked).  An
    MPI_Iprobe per turn drives the progress engine of every MPI here. */
 void protocol_backoff(rmadht *t, unsigned attempt) {
-  double wait = 1e-6 * (double)(1u << (attempt < 10 ? attempt : 10));
-  double until = MPI_Wtime() + wait;
+  uint64_t *x = &t->scratch->rng;
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  unsigned cap = 1u << (attempt < LOST_PAUSE ? attempt : LOST_PAUSE);
+  double until = MPI_Wtime() + 1e-6 * (double)(*x % cap);
   int flag;
   do {
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, t->comm, &flag, MPI_STATUS_IGNORE);

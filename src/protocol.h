@@ -10,15 +10,21 @@
 
 /* Re-reads of a torn key before its slot is reported invalid. */
 #define READ_RETRIES 4
-/* Lost slot claims of one write item before RMADHT_ERR_CONTENDED. */
-#define WRITE_RETRIES 64
-/* Re-reads of an update whose key is busy before RMADHT_ERR_CONTENDED,
-   each after a pause of at most 2^UPDATE_PAUSE us: about a second in all,
-   since an RMA writer's ver may land only at its next synchronisation with
-   the target, but short pauses, since it usually lands within
-   microseconds. */
-#define UPDATE_WAITS 16384
-#define UPDATE_PAUSE 6
+/* How long a write waits on candidates that a write in flight keeps busy
+   while none of their claim and ver words changes, before it fails with
+   RMADHT_ERR_CONTENDED.  A write that loses races never fails: a lost
+   claim means another write won, and a busy slot whose words move is
+   other writers' progress.  Only a writer stalled between its claim and
+   its ver (on the RMA path: a rank that wrote and left the library
+   without flushing, ver outstanding) leaves the words unchanged; a few
+   seconds is far beyond any descheduling of a live writer (16 ranks on 2
+   loaded cores) and short enough to report a forgotten flush. */
+#define STALL_SECONDS 2.0
+/* Backoff caps, as powers of two of microseconds: a lost claim waits up
+   to 2^LOST_PAUSE us, a busy slot, which usually lands within
+   microseconds, up to 2^BUSY_PAUSE us. */
+#define LOST_PAUSE 10
+#define BUSY_PAUSE 6
 
 /* Window displacement of candidate slot c of item i. */
 uint64_t protocol_slot_disp(const rmadht *t, int i, int c);
@@ -53,11 +59,14 @@ enum decision {
 enum decision protocol_decide(rmadht *t, int i, const unsigned char *key,
                               int locked, int *status);
 
-/* Counts a lost claim (busy 0) or a busy key (busy 1) of item i; returns
-   1, with *status RMADHT_ERR_CONTENDED, once its retries are spent. */
+/* Counts a lost claim (busy 0) or a busy key (busy 1) of item i, whose
+   candidates are in its copy; returns 1, with *status
+   RMADHT_ERR_CONTENDED, only for a busy key whose candidates showed no
+   progress for STALL_SECONDS.  A lost claim never gives up. */
 int protocol_give_up(rmadht *t, int i, int busy, int *status);
 
-/* The pause before item i is read again after protocol_give_up. */
+/* The randomised pause before item i is read again after
+   protocol_give_up. */
 void protocol_pause(rmadht *t, int i, int busy);
 
 /* Fills image with item i's new slot content (value: s->value[i]) and
@@ -81,8 +90,8 @@ int protocol_more_copies(rmadht *t, int i, const unsigned char *key);
    cannot be overtaken by a later item of the batch with the same key. */
 void protocol_requeue(rmadht *t, int *ntodo, int i);
 
-/* Waits a little longer on each attempt before a retry, driving MPI's
-   progress engine all the while (see protocol.c). */
+/* Waits a random time below 2^min(attempt, LOST_PAUSE) us before a
+   retry, driving MPI's progress engine all the while (see protocol.c). */
 void protocol_backoff(rmadht *t, unsigned attempt);
 
 #endif

@@ -5,7 +5,12 @@
  * absent at first, so that inserts race too) lose no increment; an update
  * that keeps, stores, removes or fails does exactly that; two items of one
  * batch with the same key apply in order; the updates counter counts.
+ * Hot keys: every rank increments one key, or keys drawn by a Zipf law of
+ * skew 0.99, many times; no call may fail for losing races, however many
+ * ranks, and the totals are exact.  "mpi_update hot OPS" runs only those,
+ * lock-free, OPS calls per rank, for a stress at more ranks by hand.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -122,6 +127,64 @@ static void contended(const struct variant *var, unsigned spread, int rounds) {
   CHECK(st.updates == (uint64_t)rounds * 3u * NKEYS);
   CHECK(st.writes == 0);
   CHECK(st.write_probes >= 1); /* at least the inserts stored */
+  CHECK_RC(rmadht_free(&t), RMADHT_OK);
+}
+
+enum { HOT_KEYS = 256 };
+
+/* Every rank makes ops single calls on keys drawn by a Zipf law of the
+   given skew over nkeys keys: three in four increment the key, one in
+   four writes a plain value under a second key of the same rank in the
+   law.  Every call must succeed, and each key's count must equal the
+   increments all ranks made of it. */
+static void hot(const struct variant *var, int nkeys, double skew, int ops) {
+  rmadht *t = create(var, NULL);
+  if (!t) return;
+  double cdf[HOT_KEYS], sum = 0;
+  for (int k = 0; k < nkeys; k++) sum += cdf[k] = pow(k + 1.0, -skew);
+  for (int k = 0; k < nkeys; k++) cdf[k] /= sum;
+  for (int k = 1; k < nkeys; k++) cdf[k] += cdf[k - 1];
+  uint64_t mine[HOT_KEYS] = {0}, all[HOT_KEYS];
+  uint64_t rng = 0x9E3779B97F4A7C15u * (uint64_t)(rank + 1);
+  unsigned char key[KS], value[VS];
+  struct seen seen = {0};
+  int bad = 0;
+  for (int op = 0; op < ops; op++) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    double u = (double)(rng >> 11) / 9007199254740992.0;
+    int k = 0;
+    while (k < nkeys - 1 && cdf[k] < u) k++;
+    if (op % 4 == 3) {
+      make_key(key, KS, 1000 + (uint64_t)k);
+      put_count(value, 1000 + (uint64_t)k, (uint64_t)op);
+      int rc = rmadht_write(t, key, value);
+      bad |= rc != RMADHT_OK && rc != RMADHT_EVICTED;
+    } else {
+      make_key(key, KS, (uint64_t)k);
+      bad |= rmadht_update(t, key, increment, &seen, NULL) != RMADHT_OK;
+      mine[k]++;
+    }
+  }
+  CHECK(!bad);
+  CHECK(!seen.bad);
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  MPI_Allreduce(mine, all, nkeys, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  int exact = 1;
+  for (int k = 0; k < nkeys; k++) {
+    uint64_t n = 0;
+    make_key(key, KS, (uint64_t)k);
+    int rc = rmadht_read(t, key, value);
+    if (rc == RMADHT_OK) CHECK(get_count(value, (uint64_t)k, &n));
+    if (n != all[k]) {
+      fprintf(stderr, "%s: rank %d: hot key %d counts %llu of %llu\n",
+              var->name, rank, k, (unsigned long long)n,
+              (unsigned long long)all[k]);
+      exact = 0;
+    }
+  }
+  CHECK(exact);
   CHECK_RC(rmadht_free(&t), RMADHT_OK);
 }
 
@@ -261,8 +324,16 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  int stress = argc > 2 && !strcmp(argv[1], "hot");
   for (int v = 0; v < N_VARIANTS; v++) {
     const struct variant *var = &test_variants[v];
+    if (stress && var->mode != RMADHT_LOCK_FREE) continue;
+    /* Locked modes take ~10 ms a call on oversubscribed MPICH. */
+    int ops = stress ? atoi(argv[2])
+                     : var->mode == RMADHT_LOCK_FREE ? 200 : 20;
+    hot(var, 1, 0.0, ops);
+    hot(var, HOT_KEYS, 0.99, ops);
+    if (stress) continue;
     actions(var);
     batch_order(var);
     /* 16 keys in 2 groups (a full candidate set, inserts racing) and in

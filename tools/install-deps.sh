@@ -10,6 +10,7 @@ declare -A groups=(
   [model]="spin build-essential"             # make test-model: spin, cc for its verifiers
   [fuzz]="clang libclang-rt-14-dev llvm"     # make test-fuzz: clang's libFuzzer
   [hosts]="iproute2 util-linux"              # make test-hosts: ip netns, unshare
+  [smpi]="libsimgrid-dev"                     # make test-smpi, bench-scale: smpicc, smpirun
 )
 [ $# -gt 0 ] || set -- "${!groups[@]}"
 pkgs=()

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test.sh BUILD MPI CONFIG PPN...: the multi-rank C tests of BUILD/MPI/tests
 # (and, with RMADHT_HOSTS_PYTHON=path/to/python, the Python MPI tests) on
-# two emulated hosts, PPN ranks per host, each bounded in time.  CONFIG is
+# RMADHT_HOSTS_N (default two) emulated hosts, PPN ranks per host, each
+# bounded in time; RMADHT_HOSTS_TESTS, an extended regular expression,
+# keeps only the C tests whose names match it.  CONFIG is
 # the Open MPI one-sided component to use (pt2pt or ucx; "default" checks
 # only that rmadht_create fails with its remedy under Debian's defaults) and
 # "-" for MPICH.  Prints a line per run and "N passed, N failed" at the end;
@@ -30,7 +32,8 @@ esac
 exec 9> "/run/${RMADHT_HOSTS_SET:-rmadht}-hosts.lock"
 flock -n 9 || { echo "test.sh: another test run uses these hosts" >&2; exit 1; }
 export RMADHT_HOSTS_HOLDER=1
-"$hosts" up 2 || exit 1
+nhosts=${RMADHT_HOSTS_N:-2}
+"$hosts" up "$nhosts" || exit 1
 trap '"$hosts" down' EXIT
 limit=${RMADHT_HOSTS_TIMEOUT:-300}
 passed=0 failed=0 log=$(mktemp)
@@ -106,7 +109,11 @@ for ppn in "$@"; do
     # A test may name the rank counts it is for, as ctest reads them.
     src=$root/tests/$(basename "$t").c
     if [ -f "$src" ] && counts=$(head -1 "$src" | grep -o "ranks:[ 0-9]*") &&
-       ! grep -qw "$((2 * ppn))" <<< "${counts#ranks:}"; then
+       ! grep -qw "$((nhosts * ppn))" <<< "${counts#ranks:}"; then
+      continue
+    fi
+    if [ -n "${RMADHT_HOSTS_TESTS:-}" ] &&
+       ! grep -qE "^(${RMADHT_HOSTS_TESTS})\$" <<< "$(basename "$t")"; then
       continue
     fi
     kind=c need=1 start=$SECONDS
@@ -118,7 +125,7 @@ for ppn in "$@"; do
     # windows (docs/howto/across-hosts.md).
     [ "$config" = pt2pt ] &&
       RMADHT_HOSTS_OMPI_ARGS+=" -x MPI4PY_RC_THREAD_LEVEL=funneled"
-    kind=py need=$((2 * ppn)) start=$SECONDS
+    kind=py need=$((nhosts * ppn)) start=$SECONDS
     run_one "$RMADHT_HOSTS_PYTHON" -m pytest -q --color=no -p no:cacheprovider \
       "$root/tests/python/bindings"
     report "python tests/python/bindings"
