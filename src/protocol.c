@@ -261,8 +261,11 @@ void protocol_backoff(rmadht *t, unsigned attempt) {
   *x ^= *x << 13;
   *x ^= *x >> 7;
   *x ^= *x << 17;
-  unsigned cap = 1u << (attempt < LOST_PAUSE ? attempt : LOST_PAUSE);
-  double until = MPI_Wtime() + 1e-6 * (double)(*x % cap);
+  /* Never shorter than the deterministic 2^attempt us it replaces (fine
+     locks on oversubscribed MPICH slowed with shorter pauses), but up to
+     twice that, so that ranks that lost together spread out. */
+  unsigned base = 1u << (attempt < LOST_PAUSE ? attempt : LOST_PAUSE);
+  double until = MPI_Wtime() + 1e-6 * (double)(base + *x % base);
   int flag;
   do {
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, t->comm, &flag, MPI_STATUS_IGNORE);

@@ -90,8 +90,8 @@ int protocol_more_copies(rmadht *t, int i, const unsigned char *key);
    cannot be overtaken by a later item of the batch with the same key. */
 void protocol_requeue(rmadht *t, int *ntodo, int i);
 
-/* Waits a random time below 2^min(attempt, LOST_PAUSE) us before a
-   retry, driving MPI's progress engine all the while (see protocol.c). */
+/* Waits a random time between 2^a and 2^(a+1) us, a = min(attempt,
+   LOST_PAUSE), before a retry, driving MPI's progress engine all the while (see protocol.c). */
 void protocol_backoff(rmadht *t, unsigned attempt);
 
 #endif
