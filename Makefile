@@ -20,7 +20,7 @@ PY_TESTS := $(addprefix test-py-,$(MPIS))
 ASAN_TESTS := $(addprefix test-asan-,$(MPIS))
 HOSTS_TESTS := $(addprefix test-hosts-,$(MPIS))
 
-.PHONY: all deps test test-model demo bench bench-hosts clean $(BUILDS) $(VENVS) $(C_TESTS) $(PY_TESTS) \
+.PHONY: all deps test test-poet test-model demo bench bench-hosts clean $(BUILDS) $(VENVS) $(C_TESTS) $(PY_TESTS) \
         $(ASAN_TESTS) test-fuzz $(HOSTS_TESTS) test-hosts
 
 all: $(BUILDS)
@@ -82,7 +82,14 @@ test-hosts-mpich: build-mpich venv-mpich
 	  bash tools/hosts/test.sh $(BUILD) mpich - 1 2
 test-hosts: $(HOSTS_TESTS)
 
-test: test-model $(C_TESTS) $(PY_TESTS) $(ASAN_TESTS) test-fuzz $(HOSTS_TESTS)
+test: test-model $(C_TESTS) $(PY_TESTS) $(ASAN_TESTS) test-fuzz $(HOSTS_TESTS) test-poet
+
+# POET 0.4 built against the installed rmadht as docs/howto/poet.md says,
+# and run against POET's own DHT (tools/poet/test.sh): where POET's sources
+# are (../shared/poet/poet-0.4-src.tar.gz, or RMADHT_POET_SRC), else
+# skipped, saying why.  Installs R, Rcpp, RInside and Eigen itself.
+test-poet: build-openmpi
+	bash tools/poet/test.sh $(BUILD) openmpi
 
 # The Spin model of the lock-free slot protocol (docs/model.md).
 test-model: deps
