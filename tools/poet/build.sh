@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# build.sh PREFIX WORK MPI [POET]: builds POET 0.4 twice in WORK, once with
+# build.sh PREFIX WORK MPI POET: builds POET 0.4 twice in WORK, once with
 # its own DHT.c and once against the rmadht installed in PREFIX, exactly as
 # docs/howto/poet.md tells a POET user (remove DHT.c and DHT.h,
 # find_package(rmadht), link rmadht::poet), with MPI (openmpi or mpich).
-# POET is the tarball (default ../shared/poet/poet-0.4-src.tar.gz beside
-# the repository) or an unpacked tree holding POET/ and CLI11/.  One build
+# POET is the tarball poet-0.4-src.tar.gz or an unpacked tree holding
+# POET/ and CLI11/.  One build
 # tree serves both: PHREEQC and tug are built once, and the second build
 # recompiles only what includes DHT.h.  Leaves WORK/bin/poet-own,
 # WORK/bin/poet-rmadht and WORK/bin/poet_init.  POET is GPL-2.0-or-later:
 # it is built here, never copied into rmadht.
 set -euo pipefail
 prefix=$1 work=$2 mpi=$3
-root=$(cd "$(dirname "$0")/../.." && pwd)
-poet=${4:-$root/../shared/poet/poet-0.4-src.tar.gz}
+if [ -x "$work/bin/poet-own" ] && [ -x "$work/bin/poet-rmadht" ] &&
+   [ -z "$(find "$prefix" -type f -newer "$work/bin/poet-rmadht" | head -n 1)" ]; then
+  echo "poet: both builds are up to date"
+  exit 0
+fi
+poet=$4
 mkdir -p "$work/bin"
 src=$work/src
 if [ ! -d "$src/POET" ]; then

@@ -14,7 +14,15 @@ set -euo pipefail
 build=$1 mpi=$2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-poet=${3:-${RMADHT_POET_SRC:-$root/../shared/poet/poet-0.4-src.tar.gz}}
+# Beside the repository: ../shared/poet, or ../../shared/poet from a git
+# worktree one level further down.
+poet=${3:-${RMADHT_POET_SRC:-}}
+if [ -z "$poet" ]; then
+  for d in "$root/.." "$root/../.."; do
+    poet=$d/shared/poet/poet-0.4-src.tar.gz
+    [ -e "$poet" ] && break
+  done
+fi
 if [ ! -e "$poet" ]; then
   echo "SKIP POET test: no POET 0.4 sources at $poet (RMADHT_POET_SRC=...)"
   exit 0
