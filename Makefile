@@ -23,7 +23,7 @@ SCALE_HOSTS_TESTS := $(addprefix test-scale-hosts-,$(MPIS))
 
 .PHONY: all deps test test-model demo bench bench-hosts clean $(BUILDS) $(VENVS) $(C_TESTS) $(PY_TESTS) \
         $(ASAN_TESTS) test-fuzz $(HOSTS_TESTS) test-hosts test-docs build-smpi test-smpi bench-scale \
-        $(SCALE_HOSTS_TESTS) test-scale-hosts
+        $(SCALE_HOSTS_TESTS) test-scale-hosts test-poet
 
 all: $(BUILDS)
 
@@ -105,6 +105,13 @@ test-scale-hosts-mpich: build-mpich deps-hosts
 	RMADHT_HOSTS_TESTS='mpi_soak' $(SCALE_HOSTS_RUN) $(BUILD) mpich - 2 4
 test-scale-hosts: $(SCALE_HOSTS_TESTS)
 
+# POET 0.4 built against the installed rmadht as docs/howto/poet.md says,
+# and run against POET's own DHT (tools/poet/test.sh): where POET's sources
+# are (../shared/poet/poet-0.4-src.tar.gz, or RMADHT_POET_SRC), else
+# skipped, saying why.  Installs R, Rcpp, RInside and Eigen itself (deps group poet).
+test-poet: build-openmpi
+	bash tools/poet/test.sh $(BUILD) openmpi
+
 # rmadht-bench built with SimGrid's smpicc (tools/scale/), and a 64-rank
 # simulated smoke run that checks exact totals (about a minute).
 build-smpi: deps-build deps-smpi
@@ -113,7 +120,7 @@ test-smpi: build-smpi
 	bash tools/scale/smoke.sh $(BUILD)/smpi
 
 test: test-docs test-model $(C_TESTS) $(PY_TESTS) $(ASAN_TESTS) test-fuzz $(HOSTS_TESTS) \
-      test-smpi $(SCALE_HOSTS_TESTS)
+      test-smpi $(SCALE_HOSTS_TESTS) test-poet
 
 # Every relative link and anchor of the Markdown files, the README's length
 # and quick starts, and the docs/ paths the code names (tools/check_links.py).

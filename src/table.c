@@ -33,13 +33,14 @@ static int split_node(rmadht *t, MPI_Comm *node) {
    elsewhere, whose writes arrive through the network, rules it out.  On
    the path the table takes the layout with tags. */
 static int wants_shared(rmadht *t, const rmadht_config *cfg, MPI_Comm node,
-                        int *shared) {
+                        int *shared, int *one_node) {
   *shared = 0;
-  if (!cfg->node_local || t->mode != RMADHT_LOCK_FREE) return RMADHT_OK;
   int n;
   MPI_Comm_size(node, &n);
+  *one_node = n == t->nranks;
+  if (!cfg->node_local || t->mode != RMADHT_LOCK_FREE) return RMADHT_OK;
   struct slot_layout tagged;
-  if (n == t->nranks &&
+  if (*one_node &&
       slot_layout_init(&tagged, cfg->key_size, cfg->value_size,
                        cfg->bytes_per_rank, FRONT_TAGS) == RMADHT_OK) {
     t->layout = tagged;
@@ -111,11 +112,12 @@ static void map_peers(rmadht *t) {
   (void)sum;
 }
 
-/* What to do when the window cannot be made.  Debian's Open MPI leaves
-   only its osc/rdma one-sided component, which makes windows only where
-   the ranks share a node or the network offers RDMA: over TCP between
-   hosts it fails, and only the user can choose another at launch. */
-static const char *window_remedy(void) {
+/* What to do when the window cannot be made, for ranks on one node or on
+   several.  Debian's Open MPI leaves only its osc/rdma one-sided
+   component, which makes windows only where the ranks share a node or the
+   network offers RDMA: over TCP between hosts it fails, and only the user
+   can choose another at launch. */
+static const char *window_remedy(int one_node) {
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
   int len;
   if (MPI_Get_library_version(version, &len) != MPI_SUCCESS ||
@@ -123,6 +125,15 @@ static const char *window_remedy(void) {
     return NULL;
   int level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&level);
+  if (one_node)
+    return level == MPI_THREAD_MULTIPLE
+               ? "With Open MPI on one node under MPI_THREAD_MULTIPLE, choose "
+                 "the shared-memory one-sided component at launch: mpiexec "
+                 "--mca osc sm ... (osc/pt2pt refuses windows under "
+                 "MPI_THREAD_MULTIPLE)"
+               : "With Open MPI on one node, choose one-sided components that "
+                 "make windows in shared memory at launch: mpiexec --mca osc "
+                 "sm,pt2pt ... (or export OMPI_MCA_osc=sm,pt2pt)";
   if (level == MPI_THREAD_MULTIPLE) return progress_pt2pt_remedy;
   return "With Open MPI between hosts without RDMA, choose one-sided "
          "components that work over TCP at launch: mpiexec --mca osc "
@@ -136,7 +147,7 @@ static const char *window_remedy(void) {
    alloc_shm=true or a get costs ~10 us.  A shared window (MPI_Win_allocate_
    shared) serves RMA as fast on both, and also hands out load/store
    pointers; noncontig lets each rank's segment sit on its own NUMA node. */
-static int allocate_window(rmadht *t, int shared) {
+static int allocate_window(rmadht *t, int shared, int one_node) {
   MPI_Info info;
   if (MPI_Info_create(&info) != MPI_SUCCESS) return RMADHT_ERR_MPI;
   MPI_Info_set(info, "alloc_shm", "true");
@@ -157,7 +168,7 @@ static int allocate_window(rmadht *t, int shared) {
     t->win = MPI_WIN_NULL;
     return rmadht_mpi_call(rc, shared ? "MPI_Win_allocate_shared"
                                       : "MPI_Win_allocate",
-                           window_remedy());
+                           window_remedy(one_node));
   }
   MPI_Win_set_errhandler(t->win, MPI_ERRORS_RETURN);
   /* All zero is "never written" for slots and "free" for locks; the owner
@@ -221,13 +232,27 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
 
   /* This rank's node, asked once for both the node-local path and the
      gathering of messages. */
-  int shared;
+  int shared = 0, one_node = 0;
   MPI_Comm node = MPI_COMM_NULL;
   rc = config_agree_rc(comm, split_node(t, &node));
-  if (!rc) rc = config_agree_rc(comm, wants_shared(t, cfg, node, &shared));
+  if (!rc)
+    rc = config_agree_rc(comm, wants_shared(t, cfg, node, &shared, &one_node));
   if (!rc) rc = config_agree_rc(comm, find_per_block(t, cfg->gather, node));
   if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
-  if (!rc) rc = config_agree_rc(comm, allocate_window(t, shared));
+  /* The node-local path is only faster, never needed: where its shared
+     window cannot be made (Open MPI's osc/pt2pt refuses one), every rank
+     takes the RMA path, agreed, with the layout without tags. */
+  if (!rc && shared &&
+      config_agree_rc(comm, allocate_window(t, 1, one_node)) != RMADHT_OK) {
+    if (t->win != MPI_WIN_NULL) MPI_Win_free(&t->win);
+    free(t->peer);
+    t->peer = NULL;
+    t->layout = layout;
+    shared = 0;
+    rmadht_detail_clear();
+  }
+  if (!rc && !shared)
+    rc = config_agree_rc(comm, allocate_window(t, 0, one_node));
   if (rc) {
     destroy(t);
     return rc;

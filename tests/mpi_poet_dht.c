@@ -19,6 +19,11 @@
 
 static int rank, nranks;
 
+/* The members POET reads, with POET's types. */
+_Static_assert(_Generic(((DHT *)0)->key_size, int: 1, default: 0) &&
+                   _Generic(((DHT *)0)->data_size, int: 1, default: 0),
+               "POET reads int key_size and data_size");
+
 static uint64_t fnv_hash(int key_size, const void *key) {
   const unsigned char *p = key;
   uint64_t h = UINT64_C(0xcbf29ce484222325);
@@ -60,10 +65,36 @@ static void free_and_check(DHT *d, long evictions, long misses) {
   int ev = -1, miss = -1;
   long want_ev = sum_to_root(evictions), want_miss = sum_to_root(misses);
   CHECK(DHT_free(d, &ev, &miss) == DHT_SUCCESS);
+  if (evictions < 0) want_ev = ev; /* not counted by the caller */
   if (rank == 0)
     CHECK(ev == want_ev && miss == want_miss);
   else
     CHECK(ev == 0 && miss == 0);
+}
+
+/* Sends what this rank writes to fd into path; returns the fd to give
+   back to restore_fd. */
+static int redirect_fd(int fd, const char *path) {
+  fflush(fd == 1 ? stdout : stderr);
+  int saved = dup(fd);
+  FILE *f = fopen(path, "w");
+  CHECK(f && saved >= 0 && dup2(fileno(f), fd) == fd);
+  if (f) fclose(f);
+  return saved;
+}
+
+/* Gives fd back and returns the first line written to path ("" when
+   none) in line; removes path. */
+static void restore_fd(int fd, int saved, const char *path, char *line,
+                       int len) {
+  fflush(fd == 1 ? stdout : stderr);
+  dup2(saved, fd);
+  close(saved);
+  line[0] = 0;
+  FILE *f = fopen(path, "r");
+  if (f && !fgets(line, len, f)) line[0] = 0;
+  if (f) fclose(f);
+  remove(path);
 }
 
 /* DHT_print_statistics with printing asked for (or not) in rank 0's
@@ -77,11 +108,7 @@ static long print_statistics(DHT *d, int wanted, const char *path) {
       setenv("RMADHT_POET_STATISTICS", "1", 1);
     else
       unsetenv("RMADHT_POET_STATISTICS");
-    fflush(stdout);
-    saved = dup(1);
-    FILE *f = fopen(path, "w");
-    CHECK(f && saved >= 0 && dup2(fileno(f), 1) == 1);
-    if (f) fclose(f);
+    saved = redirect_fd(1, path);
   }
   CHECK(DHT_print_statistics(d) == DHT_SUCCESS);
   if (rank != 0) return 0;
@@ -96,6 +123,26 @@ static long print_statistics(DHT *d, int wanted, const char *path) {
   if (f) fclose(f);
   remove(path);
   return w_access;
+}
+
+/* A create that fails returns NULL on every rank, and, since POET does not
+   check, one rank (the lowest that failed itself) says why on stderr,
+   naming the call and, in the line, want. */
+static void create_fails(uint64_t buckets, unsigned int data_size,
+                         const char *want) {
+  char path[64], line[512];
+  snprintf(path, sizeof path, "poet_dht_stderr_%d.txt", rank);
+  int saved = redirect_fd(2, path);
+  DHT *d = DHT_create(MPI_COMM_WORLD, buckets, data_size, KEY_BYTES, fnv_hash);
+  restore_fd(2, saved, path, line, sizeof line);
+  CHECK(agreed(d == NULL));
+  int said = line[0] != 0, speakers = 0;
+  MPI_Allreduce(&said, &speakers, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(speakers == 1);
+  if (rank == 0) {
+    CHECK(strstr(line, "DHT_create") != NULL);
+    CHECK(strstr(line, want) != NULL);
+  }
 }
 
 /* ---- the proximity table's bucket: a count and a list of locations ---- */
@@ -322,6 +369,46 @@ static void test_evictions(void) {
   free_and_check(d, evictions, misses);
 }
 
+/* POET empties its tables once this factor reaches 2, which its own DHT
+   reports at about half full with new keys: below 2 well under that, above
+   it well over, and above it on an overfilled table of a single group (8
+   slots a rank) too. */
+static float fill_factor(DHT *d, long from, long to) {
+  unsigned char key[KEY_BYTES], data[DATA_BYTES];
+  for (long i = from; i < to; i++) {
+    make_key(key, rank, (int)i);
+    make_data(data, rank, (int)i, 0);
+    int rc = DHT_write(d, key, data, NULL, NULL);
+    CHECK(rc == DHT_SUCCESS || rc == DHT_WRITE_SUCCESS_WITH_EVICTION);
+  }
+  return DHT_get_used_idx_factor(d, 1);
+}
+
+static void test_factor(void) {
+  const long buckets = 4000; /* per rank, as every rank writes as many */
+  DHT *d = DHT_create(MPI_COMM_WORLD, (uint64_t)buckets, DATA_BYTES,
+                      KEY_BYTES, fnv_hash);
+  CHECK(d != NULL);
+  if (!d) MPI_Abort(MPI_COMM_WORLD, 1);
+  float low = fill_factor(d, 0, buckets / 5);                  /* 0-20 % */
+  float mid = fill_factor(d, buckets / 5, buckets * 2 / 5);    /* -40 % */
+  float high = fill_factor(d, buckets * 2 / 5, buckets * 7 / 10);
+  float over = fill_factor(d, buckets * 7 / 10, buckets * 3 / 2);
+  CHECK(low >= 1.0f && low < 1.3f);
+  CHECK(mid > low && mid < 2.0f);
+  CHECK(high > 2.0f);   /* 40-70 %: POET's own reports about 2.2 */
+  CHECK(over > high);   /* at most POET's candidate count, 7 here */
+  CHECK(over <= 7.0f);
+  free_and_check(d, -1, 0);
+  /* A table of one group a rank: its keys have 8 candidates, not 16. */
+  d = DHT_create(MPI_COMM_WORLD, 8, DATA_BYTES, KEY_BYTES, fnv_hash);
+  CHECK(d != NULL);
+  if (!d) MPI_Abort(MPI_COMM_WORLD, 1);
+  CHECK(fill_factor(d, 0, 2) < 2.0f);
+  CHECK(fill_factor(d, 2, 100) > 2.0f);
+  free_and_check(d, -1, 0);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -340,6 +427,8 @@ int main(int argc, char **argv) {
   DHT *d = DHT_create(MPI_COMM_WORLD, 2000, DATA_BYTES, KEY_BYTES, fnv_hash);
   CHECK(d != NULL);
   if (!d) MPI_Abort(MPI_COMM_WORLD, 1);
+  /* POET's proximity table sizes its buffers from these. */
+  CHECK(d->key_size == KEY_BYTES && d->data_size == DATA_BYTES);
 
   /* Writes report where the entry went; read back by key and place. */
   for (int i = 0; i < NKEYS; i++) {
@@ -436,13 +525,12 @@ int main(int argc, char **argv) {
 
   test_accumulate();
   test_evictions();
+  test_factor();
 
   /* Bad sizes fail on every rank with NULL, and so does a table whose
      indices would not fit in 32 bits. */
-  CHECK(agreed(DHT_create(MPI_COMM_WORLD, 1000, 0, KEY_BYTES, fnv_hash) ==
-               NULL));
-  CHECK(agreed(DHT_create(MPI_COMM_WORLD, UINT64_C(1) << 33, DATA_BYTES,
-                          KEY_BYTES, fnv_hash) == NULL));
+  create_fails(1000, 0, "invalid argument");
+  create_fails(UINT64_C(1) << 33, DATA_BYTES, "2^32");
   /* A NULL table is an error, not a crash. */
   CHECK(DHT_write(NULL, key, data, NULL, NULL) == DHT_MPI_ERROR);
   CHECK(DHT_read(NULL, key, got) == DHT_MPI_ERROR);

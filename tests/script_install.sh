@@ -15,9 +15,12 @@ cmake -S "$src/examples" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
 cmake --build "$tmp/cmake" > /dev/null
 libdir=$(ls -d "$tmp"/prefix/lib*/ | head -n 1)
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
+# Nothing but the programs' and libraries' own run paths finds the
+# libraries of a prefix outside the system's: a program built with
+# pkg-config names its run path as a user would.
+unset LD_LIBRARY_PATH
 "$mpicc" -o "$tmp/pc_quickstart" "$src/examples/quickstart.c" \
-  $(pkg-config --cflags rmadht) $(pkg-config --libs rmadht)
-export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  $(pkg-config --cflags rmadht) $(pkg-config --libs rmadht) -Wl,-rpath,"$libdir"
 "$mpiexec" -n 2 "$tmp/cmake/quickstart"
 "$mpiexec" -n 2 "$tmp/pc_quickstart"
 
@@ -58,7 +61,8 @@ int main(int argc, char **argv) {
 }
 C
 # POET is C++ and includes the header inside extern "C"; with POET_PHT_ADD
-# it saves and restores the callback member itself.
+# it saves and restores the callback member itself, and its proximity table
+# sizes buffers from key_size and data_size.
 cat > "$tmp/poet/poet_pht.cpp" <<'CXX'
 extern "C" {
 #include "DHT.h"
@@ -69,6 +73,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   DHT *d = DHT_create(MPI_COMM_WORLD, 100, sizeof(int), 4,
                       [](int, const void *k) { return (uint64_t)*(const int *)k; });
+  bool sizes = d->key_size / sizeof(int) == 1 && d->data_size == sizeof(int);
   DHT_set_accumulate_callback(d, one);
   auto *saved = d->accumulate_callback;
   DHT_set_accumulate_callback(d, two);
@@ -80,7 +85,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   MPI_Barrier(MPI_COMM_WORLD);
-  fail = DHT_read(d, &key, &got) != DHT_SUCCESS || got != 3 * n;
+  fail = DHT_read(d, &key, &got) != DHT_SUCCESS || got != 3 * n || !sizes;
   DHT_free(d, nullptr, nullptr);
   MPI_Finalize();
   return fail;
@@ -107,7 +112,14 @@ cmake -S "$tmp/poet" -B "$tmp/poet/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
       -DMPI_C_COMPILER="$mpicc" > /dev/null
 cmake --build "$tmp/poet/b" > /dev/null
 "$mpicc" -o "$tmp/pc_poet_user" "$tmp/poet/poet_user.c" \
-  $(pkg-config --cflags rmadht-poet) $(pkg-config --libs rmadht-poet)
+  $(pkg-config --cflags rmadht-poet) $(pkg-config --libs rmadht-poet) \
+  -Wl,--as-needed -Wl,-rpath,"$libdir"
+# --as-needed records librmadht_poet alone: its own run path finds
+# librmadht beside it.
+if readelf -d "$tmp/pc_poet_user" | grep -q 'librmadht\.so'; then
+  echo "pc_poet_user records librmadht: --as-needed not in effect" >&2
+  exit 1
+fi
 "$mpiexec" -n 2 "$tmp/poet/b/poet_user"
 "$mpiexec" -n 2 "$tmp/poet/b/poet_user_static"
 if [ -x "$tmp/poet/b/poet_pht" ]; then "$mpiexec" -n 2 "$tmp/poet/b/poet_pht"; fi

@@ -11,6 +11,7 @@ declare -A groups=(
   [fuzz]="clang libclang-rt-14-dev llvm"     # make test-fuzz: clang's libFuzzer
   [hosts]="iproute2 util-linux"              # make test-hosts: ip netns, unshare
   [smpi]="libsimgrid-dev"                     # make test-smpi, bench-scale: smpicc, smpirun
+  [poet]="r-base-dev r-cran-rcpp r-cran-rinside libeigen3-dev"  # make test-poet: POET 0.4
 )
 [ $# -gt 0 ] || set -- "${!groups[@]}"
 pkgs=()

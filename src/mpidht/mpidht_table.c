@@ -37,10 +37,9 @@ MPIDHT_EXPORT DHT *DHT_create(const DHT_init_t *init) {
   if (s) s->hash_func = init->hash_func;
   /* An index is a uint32_t and bucket_count an unsigned int: no more
      slots per rank than both can hold.  A rank that failed here still
-     takes part in every collective call of the create, passing a key size
-     rmadht refuses, so that all ranks fail alike (poet_table_create's own
-     ok 0 would skip its duplication of comm, which the others make). */
-  if (poet_table_create(ok ? &s->p : &scratch, 1, init->comm,
+     takes part in every collective call of the create (ok 0), so that all
+     ranks fail alike. */
+  if (poet_table_create(ok ? &s->p : &scratch, ok, init->comm,
                         init->bucket_count, UINT32_MAX,
                         ok ? init->data_size : 0, ok ? init->key_size : 0,
                         init->hash_func ? mpidht_hash : NULL,

@@ -44,14 +44,16 @@ POET_EXPORT int DHT_write_accumulate(DHT *table, const void *key,
   struct accumulate a = {table->accumulate_callback, send_size, data,
                          (int)info.value_size, 0, 0};
   rmadht_location loc;
+  uint64_t probes = dht_probes_now(s);
   int rc = rmadht_update(s->p.t, key, accumulate_fn, &a, &loc);
   if (rc < 0) return DHT_MPI_ERROR;
+  /* POET counts every call, whatever its callback returns. */
+  dht_count_call(s, probes, a.found);
   if (callback_ret) *callback_ret = a.ret;
   if (a.ret != 0) {
     /* Nothing written; the key has a place only if it is there. */
     dht_place(s, a.found ? &loc : NULL, proc, index);
     return DHT_SUCCESS;
   }
-  s->stored_updates++;
   return dht_stored(s, rc == RMADHT_EVICTED, &loc, proc, index);
 }

@@ -10,53 +10,99 @@
 
 #include "dht_state.h"
 
-int dht_reset_probes(struct rmadht_poet_dht *s) {
-  rmadht_stats st;
-  int rc = rmadht_get_stats(s->p.t, &st);
-  if (rc) return rc;
-  s->probes_base = st.write_probes;
-  s->writes_base = st.writes;
-  s->stored_updates = 0;
-  return RMADHT_OK;
+/* What POET's DHT.c counts, per write and accumulate, for its factor: the
+   position of the first of its n candidate buckets, probed one after
+   another, that is free or holds the key, n when all hold other keys
+   (it evicts the last).  n is 9 - B/8, B the bits an index into its
+   buckets needs, rounded up to whole bytes: 5 to 8 for POET's tables.
+   At load a, a key not in the table examines 1 + a + ... + a^(n-1) on
+   average, 2 at about half full: POET's threshold.  A key in the table
+   examines what it examined when it went in; for keys that went in while
+   the load rose from 0 to a that is 1 + a/2 + ... + a^(n-1)/n.
+
+   rmadht fetches a key's candidates at once, so it has no position to
+   count, but write_probes tells, per stored write, how many of its
+   candidates held other keys: their fraction, times the slots per POET
+   bucket, is the load POET's table would have with these entries.  Each
+   call counts what POET's would have at that load. */
+static int poet_candidates(uint64_t buckets) {
+  int bits = 0;
+  while (bits < 64 && (UINT64_C(1) << bits) < buckets) bits++;
+  return 9 - (bits + 7) / 8;
 }
 
-/* POET's count for a write is the position of the first of its candidate
-   buckets, probed one after another, that is free or holds the key: about
-   1 / (1 - load), so its threshold of 2 means half full.  rmadht fetches
-   all candidates at once, and write_probes counts, per stored write, one
-   plus the candidates holding another key: about 1 + 16 * load.  This
-   turns the fraction of candidates held by other keys, o, into what a
-   probe in order would examine, 1 + o + o^2 + ... over the candidates, so
-   that POET's threshold keeps its meaning. */
-static double probe_in_order(double others, size_t candidates) {
-  double o = others / (double)candidates, term = 1.0, sum = 0.0;
-  for (size_t i = 0; i < candidates; i++, term *= o) sum += term;
+static double poet_count(double load, int n, int found) {
+  double sum = 0.0, term = 1.0;
+  for (int k = 0; k < n; k++, term *= load)
+    sum += found ? term / (k + 1) : term;
   return sum;
+}
+
+void dht_probes_init(struct rmadht_poet_dht *s, uint64_t buckets) {
+  rmadht_info info = {0};
+  rmadht_get_info(s->p.t, &info); /* fails only without a table */
+  if (buckets == 0) buckets = 1;
+  s->poet_candidates = poet_candidates(buckets);
+  /* Two candidate groups per key, one when the rank has only one. */
+  s->candidates = (int)info.slots_per_group * (info.groups_per_rank > 1 ? 2 : 1);
+  s->slots_per_bucket = (double)info.slots_per_rank / (double)buckets;
+  dht_reset_probes(s, 1);
+}
+
+uint64_t dht_probes_now(const struct rmadht_poet_dht *s) {
+  rmadht_stats st;
+  return rmadht_get_stats(s->p.t, &st) == RMADHT_OK ? st.write_probes : 0;
+}
+
+/* The load a stored write saw: others of its slots held other keys. */
+static double load_seen(const struct rmadht_poet_dht *s, double others,
+                        int slots) {
+  double load = slots > 0 ? others / slots * s->slots_per_bucket : 1.0;
+  return load < 1.0 ? load : 1.0;
+}
+
+void dht_count_call(struct rmadht_poet_dht *s, uint64_t before, int found) {
+  uint64_t added = dht_probes_now(s) - before;
+  /* A stored call adds one plus the others; one that stored nothing (an
+     accumulate whose callback refused) saw what the last one saw. */
+  if (added > 0)
+    s->last_load = load_seen(s, (double)(added - 1),
+                             s->candidates - (found == 1));
+  /* POET's DHT_write mostly stores keys its read just missed: unknown
+     counts as absent. */
+  s->probe_sum += poet_count(s->last_load, s->poet_candidates, found == 1);
+  s->calls++;
+}
+
+void dht_count_restore(struct rmadht_poet_dht *s, const rmadht_stats *before,
+                       const rmadht_stats *after) {
+  uint64_t writes = after->writes - before->writes;
+  if (!writes) return;
+  double others =
+      (double)(after->write_probes - before->write_probes - writes) / writes;
+  s->last_load = load_seen(s, others, s->candidates);
+  s->probe_sum +=
+      (double)writes * poet_count(s->last_load, s->poet_candidates, 0);
+  s->calls += writes;
+}
+
+void dht_reset_probes(struct rmadht_poet_dht *s, int empty) {
+  s->probe_sum = 0.0;
+  s->calls = 0;
+  if (empty) s->last_load = 0.0;
 }
 
 POET_EXPORT float DHT_get_used_idx_factor(DHT *table, int with_reset) {
   struct rmadht_poet_dht *s = dht_state(table);
   if (!s) return -1.0f;
-  rmadht_stats st;
-  rmadht_info info;
-  float mine = 0.0f, max = -1.0f;
-  int ok = rmadht_get_stats(s->p.t, &st) == RMADHT_OK &&
-           rmadht_get_info(s->p.t, &info) == RMADHT_OK;
-  if (ok) {
-    uint64_t stored = st.writes - s->writes_base + s->stored_updates;
-    if (stored) {
-      double others = (double)(st.write_probes - s->probes_base - stored) /
-                      (double)stored;
-      /* Two candidate groups per key (rmadht.h). */
-      mine = (float)probe_in_order(others, 2 * info.slots_per_group);
-    }
-  }
+  /* POET divides by its count of calls, NaN when there were none. */
+  float mine = s->calls ? (float)(s->probe_sum / (double)s->calls) : 0.0f;
+  float max = -1.0f;
   /* The busiest rank decides, on every rank, as in POET. */
   if (MPI_Allreduce(&mine, &max, 1, MPI_FLOAT, MPI_MAX, s->p.comm) !=
       MPI_SUCCESS)
     return -1.0f;
-  if (!ok) return -1.0f;
-  if (with_reset && dht_reset_probes(s) != RMADHT_OK) return -1.0f;
+  if (with_reset) dht_reset_probes(s, 0);
   return max;
 }
 

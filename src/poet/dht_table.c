@@ -30,7 +30,10 @@ POET_EXPORT DHT *DHT_create(MPI_Comm comm, uint64_t size_per_process,
     free(d);
     return NULL;
   }
+  dht_probes_init(s, size_per_process);
   s->data_size = data_size;
+  d->data_size = (int)data_size;
+  d->key_size = (int)key_size;
   d->rmadht = s;
   return d;
 }
@@ -61,8 +64,10 @@ POET_EXPORT int DHT_write(DHT *table, void *key, void *data, uint32_t *proc,
   if (!s) return DHT_MPI_ERROR;
   s->period.w_access++;
   rmadht_location loc;
+  uint64_t probes = dht_probes_now(s);
   int rc = rmadht_write_loc(s->p.t, key, data, &loc);
   if (rc != RMADHT_OK && rc != RMADHT_EVICTED) return DHT_MPI_ERROR;
+  dht_count_call(s, probes, -1);
   return dht_stored(s, rc == RMADHT_EVICTED, &loc, proc, index);
 }
 
@@ -117,7 +122,8 @@ POET_EXPORT int DHT_flush(DHT *table) {
   struct rmadht_poet_dht *s = dht_state(table);
   if (!s) return DHT_MPI_ERROR;
   if (rmadht_clear(s->p.t) != RMADHT_OK) return DHT_MPI_ERROR;
-  return dht_reset_probes(s) == RMADHT_OK ? DHT_SUCCESS : DHT_MPI_ERROR;
+  dht_reset_probes(s, 1);
+  return DHT_SUCCESS;
 }
 
 POET_EXPORT int DHT_to_file(DHT *table, const char *filename) {
@@ -142,6 +148,7 @@ POET_EXPORT int DHT_from_file(DHT *table, const char *filename) {
   if (got && rmadht_get_stats(s->p.t, &after) == RMADHT_OK) {
     s->p.evictions += after.evictions - before.evictions;
     s->period.evictions += after.evictions - before.evictions;
+    dht_count_restore(s, &before, &after);
   }
   switch (rc) {
     case RMADHT_OK: return DHT_SUCCESS;

@@ -7,6 +7,7 @@
 #include "poet_table.h"
 
 #include <limits.h>
+#include <stdio.h>
 
 /* What a table costs beyond its slots, as rmadht.h documents it: the
    node-local path's tags, 32 bytes a group, rounded up to 64.  The created
@@ -46,6 +47,21 @@ static int probe(MPI_Comm comm, const rmadht_config *cfg, rmadht_info *info) {
   return rc ? rc : rc2;
 }
 
+/* POET does not check what DHT_create returns, and would go on with every
+   read a miss: so the lowest rank that failed itself (not only heard that
+   a peer did) says why, once, on stderr. */
+static void say_why(MPI_Comm comm, int rc, const char *reason) {
+  int rank = 0, first = 0;
+  MPI_Comm_rank(comm, &rank);
+  int mine = rc == RMADHT_ERR_REMOTE ? INT_MAX : rank;
+  if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+    first = mine;
+  if (first != rank) return;
+  const char *detail = reason ? reason : rmadht_error_detail();
+  fprintf(stderr, "rmadht: DHT_create failed on rank %d: %s%s%s\n", rank,
+          rmadht_strerror(rc), *detail ? ": " : "", detail);
+}
+
 int poet_table_create(struct poet_table *p, int ok, MPI_Comm comm,
                       uint64_t buckets, uint64_t max_slots, long long data_size,
                       long long key_size,
@@ -54,7 +70,10 @@ int poet_table_create(struct poet_table *p, int ok, MPI_Comm comm,
   p->t = NULL;
   p->comm = MPI_COMM_NULL;
   p->evictions = p->read_misses = 0;
-  if (ok && MPI_Comm_dup(comm, &p->comm) != MPI_SUCCESS) {
+  /* Every rank duplicates comm, its own arguments good or not: the
+     duplication is collective, and the others would wait for a rank that
+     skipped it. */
+  if (comm == MPI_COMM_NULL || MPI_Comm_dup(comm, &p->comm) != MPI_SUCCESS) {
     p->comm = MPI_COMM_NULL;
     ok = 0;
   }
@@ -69,6 +88,8 @@ int poet_table_create(struct poet_table *p, int ok, MPI_Comm comm,
      configuration rmadht refuses, so all ranks fail alike. */
   if (!ok) cfg.key_size = 0;
   rmadht_info info;
+  const char *reason = NULL, *too_many =
+      "more buckets a rank than an index of 2^32 can name";
   int rc = probe(comm, &cfg, &info);
   if (buckets == 0) buckets = 1;
   uint64_t groups = 0;
@@ -76,7 +97,10 @@ int poet_table_create(struct poet_table *p, int ok, MPI_Comm comm,
     groups = buckets / info.slots_per_group +
              (buckets % info.slots_per_group != 0);
     /* Refused before anything is allocated; the same on every rank. */
-    if (groups > max_slots / info.slots_per_group) rc = RMADHT_ERR_SIZE;
+    if (groups > max_slots / info.slots_per_group) {
+      rc = RMADHT_ERR_SIZE;
+      reason = too_many;
+    }
   }
   for (int i = 0; !rc && i < MAX_TRIES; i++) {
     /* The same on every rank: the geometry and sizes are agreed. */
@@ -88,6 +112,7 @@ int poet_table_create(struct poet_table *p, int ok, MPI_Comm comm,
     if (rc) break;
     if (got.slots_per_rank > max_slots) {
       rc = RMADHT_ERR_SIZE;
+      reason = too_many;
       break;
     }
     if (got.slots_per_rank >= buckets) break;
@@ -100,6 +125,7 @@ int poet_table_create(struct poet_table *p, int ok, MPI_Comm comm,
   if (rc) {
     if (p->t) rmadht_free(&p->t);
     if (p->comm != MPI_COMM_NULL) MPI_Comm_free(&p->comm);
+    say_why(comm, rc, reason);
   }
   return rc;
 }

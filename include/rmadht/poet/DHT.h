@@ -79,11 +79,16 @@ extern "C" {
    files here are rmadht snapshots). */
 #define DHT_FILEHEADER_SIZE 8
 
-/* The handle.  POET's build with POET_PHT_ADD saves and restores
-   accumulate_callback directly, so that member is public, as in POET; the
-   rest of the table is behind rmadht, which only the library touches. */
+/* The handle.  The members POET reads are public, with POET's types:
+   its proximity table sizes its buffers by data_size and key_size (bytes,
+   as passed to DHT_create), and its build with POET_PHT_ADD saves and
+   restores accumulate_callback directly.  The library keeps copies of the
+   sizes of its own, so changing them changes nothing.  The rest of the
+   table is behind rmadht, which only the library touches. */
 typedef struct {
   int (*accumulate_callback)(int, void *, int, void *);
+  int data_size;
+  int key_size;
   struct rmadht_poet_dht *rmadht;
 } DHT;
 
@@ -140,11 +145,13 @@ extern int DHT_free(DHT *table, int *eviction_counter, int *readerror_counter);
    way the counts start again. */
 extern int DHT_print_statistics(DHT *table);
 
-/* Collective.  The mean number of candidate buckets a stored write would
-   have examined, probing them one after another as POET does, since the
-   last reset (1: every write found a free bucket or its key at once; about
-   2 at half full), the maximum over all ranks, on every rank; with_reset
-   non-zero starts the count again.  0 when no rank wrote; -1 on failure. */
+/* Collective.  The mean number of candidate buckets POET's own DHT would
+   have examined, probing them one after another, for the writes and
+   accumulates since the last reset, at the load each of them found (1: a
+   free bucket or the key at once; a new key about 2 at half full, POET's
+   threshold for emptying its tables), the maximum over all ranks, on every
+   rank; with_reset non-zero starts the count again.  0 when no rank wrote;
+   -1 on failure. */
 extern float DHT_get_used_idx_factor(DHT *table, int with_reset);
 
 /* Collective.  Empties the table on every rank and resets the count of
