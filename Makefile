@@ -69,7 +69,7 @@ $(ASAN_TESTS): test-asan-%: deps-build
 	cd $(BUILD)/asan-$* && ctest --output-on-failure -j $(JOBS) -E '^script_'
 
 # Every fuzz target for FUZZ_SECONDS from its seed corpus (fuzz/run.sh).
-FUZZ_SECONDS ?= 50
+FUZZ_SECONDS ?= 30
 test-fuzz: deps-build deps-fuzz
 	cmake -S . -B $(BUILD)/fuzz -DRMADHT_FUZZ=ON -DCMAKE_C_COMPILER=clang \
 	      -DRMADHT_TESTS=OFF -DRMADHT_BENCH=OFF -DMPI_C_COMPILER=mpicc.openmpi \
