@@ -61,12 +61,17 @@ $(PY_TESTS): test-py-%: venv-%
 # The C tests again with AddressSanitizer + UBSan (cmake/sanitize.cmake);
 # any report fails the test.  script_install is left out: it links programs
 # against the installed library with the plain mpicc, which lacks the
-# sanitizer runtimes, and checks packaging, which test-c-* covers.
+# sanitizer runtimes, and checks packaging, which test-c-* covers.  Under
+# MPICH the 4-rank runs are left out too: its ranks busy-poll and cannot
+# yield this 2-core machine, so they took 7 of the 9 minutes, and they run
+# the same code as the 2-rank ones, which Open MPI's 4-rank runs extend.
+ASAN_SKIP_openmpi := ^script_
+ASAN_SKIP_mpich := ^script_|_n4$$
 $(ASAN_TESTS): test-asan-%: deps-build
 	cmake -S . -B $(BUILD)/asan-$* -DRMADHT_SANITIZE=ON -DMPI_C_COMPILER=mpicc.$* \
 	      -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.$* > /dev/null
 	cmake --build $(BUILD)/asan-$* -j $(JOBS)
-	cd $(BUILD)/asan-$* && ctest --output-on-failure -j $(JOBS) -E '^script_'
+	cd $(BUILD)/asan-$* && ctest --output-on-failure -j $(JOBS) -E '$(ASAN_SKIP_$*)'
 
 # Every fuzz target for FUZZ_SECONDS from its seed corpus (fuzz/run.sh).
 FUZZ_SECONDS ?= 30
@@ -86,9 +91,15 @@ test-hosts-openmpi: build-openmpi venv-openmpi deps-hosts
 	bash tools/hosts/test.sh $(BUILD) openmpi default 1
 	RMADHT_HOSTS_PYTHON=$(CURDIR)/$(VENV)/openmpi/bin/python \
 	  bash tools/hosts/test.sh $(BUILD) openmpi pt2pt 1 2
+# MPICH's four busy-polling ranks on two cores make its 2-ranks-a-host
+# run slow (minutes per test), so it takes the tests that mix the node-local
+# and RMA paths or race; the rest run there under Open MPI and 1 a host here.
+HOSTS_MPICH_2 := mpi_(basic|cache|concurrent|errors|location|node_fallback|progress|snapshot|snapshot_chunks|soak|update|window|mpidht)
 test-hosts-mpich: build-mpich venv-mpich deps-hosts
 	RMADHT_HOSTS_PYTHON=$(CURDIR)/$(VENV)/mpich/bin/python \
-	  bash tools/hosts/test.sh $(BUILD) mpich - 1 2
+	  bash tools/hosts/test.sh $(BUILD) mpich - 1
+	RMADHT_HOSTS_TESTS='$(HOSTS_MPICH_2)' RMADHT_HOSTS_PYTHON=$(CURDIR)/$(VENV)/mpich/bin/python \
+	  bash tools/hosts/test.sh $(BUILD) mpich - 2
 test-hosts: $(HOSTS_TESTS)
 
 # Beyond four real ranks: mpi_soak at 8 and
