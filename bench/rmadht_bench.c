@@ -6,7 +6,8 @@
  * tables, two phases of atomic updates that increment a counter in the
  * value: one over fresh keys drawn from the distribution, and one where
  * every rank increments the same 16 keys.  Both check the final counts
- * exactly and report a lost update as a failure.  One JSON object per
+ * exactly and report a lost update as a failure.  Last, a cache's pattern
+ * (POET's): a batch of fresh keys read, then each key missed written.  One JSON object per
  * phase on stdout, with the round trips and the calls and bytes each
  * operation moves over the window (rma_count.h); progress on stderr.  --local runs the same workload
  * on a plain in-process table per rank, the physical limit on one node;
@@ -218,8 +219,23 @@ static int count_lost(struct target *x, const struct ops *p, int rank,
   return worst;
 }
 
-/* What a phase does with its ops. */
-enum kind { WRITES, READS, UPDATES };
+/* What a phase does with its ops; CACHE is a cache's pattern (POET's
+   DHT_Wrapper): read a package of keys, then write each one missed. */
+enum kind { WRITES, READS, UPDATES, CACHE };
+
+static int do_cache(struct target *x, size_t m, const unsigned char *keys,
+                    const uint64_t *ids, unsigned char *out,
+                    unsigned char *wk, unsigned char *wv, struct counts *c) {
+  const struct options *o = x->o;
+  size_t ks = o->key_size, vs = o->value_size, nw = 0;
+  int rc = do_reads(x, m, keys, out, c);
+  for (size_t i = 0; i < m && !rc; i++)
+    if (x->status[i] == RMADHT_NOT_FOUND) {
+      memcpy(wk + nw * ks, keys + i * ks, ks);
+      value_of(wv + nw++ * vs, vs, ids[i]);
+    }
+  return rc || !nw ? rc : do_writes(x, nw, wk, wv, c);
+}
 
 /* Runs ops in batches; in a mixed batch the writes go first. */
 static int run_ops(struct target *x, const struct ops *p, enum kind kind,
@@ -233,6 +249,10 @@ static int run_ops(struct target *x, const struct ops *p, enum kind kind,
     size_t m = p->n - at < b ? p->n - at : b, nw = 0, nr = 0;
     if (kind == UPDATES) {
       rc = do_updates(x, m, p->keys + at * ks, c);
+      continue;
+    }
+    if (kind == CACHE) {
+      rc = do_cache(x, m, p->keys + at * ks, p->ids + at, out, wk, wv, c);
       continue;
     }
     for (size_t i = at; i < at + m; i++) {
@@ -360,7 +380,7 @@ static int run(const struct options *o, enum rmadht_mode mode, int zipf,
   const char *mname = o->local ? "local" : rmadht_mode_name(mode);
   const char *dname = zipf ? "zipf" : "uniform";
   double *cdf = zipf ? zipf_cdf(o->distinct, o->skew) : NULL;
-  struct ops w = {0}, m = {0}, u = {0}, h = {0};
+  struct ops w = {0}, m = {0}, u = {0}, h = {0}, k = {0};
   struct target x = {NULL, NULL, o, malloc(o->batch * sizeof(int))};
   unsigned char *out = malloc(o->batch * o->value_size);
   int rc = (zipf && !cdf) || !x.status || !out ? RMADHT_ERR_NOMEM : 0;
@@ -386,6 +406,10 @@ static int run(const struct options *o, enum rmadht_mode mode, int zipf,
   if (!rc && !o->local)
     rc = make_update_ops(&h, o, o->contended_ops, NULL, 0, 2 * o->distinct,
                          16, 1, rank);
+  /* The cache phase's keys are fresh too: its first reads miss. */
+  if (!rc)
+    rc = make_update_ops(&k, o, o->write_ops, cdf, seed + 4, 3 * o->distinct,
+                         o->distinct, 0, rank);
   if (!rc) rc = phase(&x, mname, dname, "write", &w, WRITES, out, rank, nranks);
   if (!rc) rc = phase(&x, mname, dname, "read", &w, READS, out, rank, nranks);
   if (!rc) rc = phase(&x, mname, dname, "mixed", &m, WRITES, out, rank, nranks);
@@ -394,12 +418,14 @@ static int run(const struct options *o, enum rmadht_mode mode, int zipf,
   if (!rc && !o->local)
     rc = phase(&x, mname, dname, "update-contended", &h, UPDATES, out, rank,
                nranks);
+  if (!rc) rc = phase(&x, mname, dname, "cache", &k, CACHE, out, rank, nranks);
   if (x.t) rmadht_free(&x.t);
   local_free(x.local);
   free_ops(&w);
   free_ops(&m);
   free_ops(&u);
   free_ops(&h);
+  free_ops(&k);
   free(cdf);
   free(x.status);
   free(out);

@@ -38,6 +38,7 @@ void scratch_destroy(rmadht *t) {
   free(s->stage);
   free(s->image);
   free(s->made);
+  free(s->memo);
   free(s->touched_list);
   free(s->touched);
   free(s->atomics);
@@ -167,12 +168,13 @@ int batch_select_wave(rmadht *t, int *ntodo) {
   return nwave;
 }
 
-int batch_get_candidates(rmadht *t, int i) {
+int batch_get_candidates(rmadht *t, int i, int ordered) {
   const struct place *p = &t->scratch->place[i];
   unsigned char *dst = batch_cand(t, i);
   for (int g = 0; g < p->ngroups; g++) {
-    int rc = rma_get_group(t, p->rank, p->group[g],
-                           dst + (size_t)g * t->layout.group_bytes);
+    unsigned char *d = dst + (size_t)g * t->layout.group_bytes;
+    int rc = ordered ? rma_get_group(t, p->rank, p->group[g], d)
+                     : rma_get_group_unordered(t, p->rank, p->group[g], d);
     if (rc) return rc;
   }
   batch_touch(t, p->rank);

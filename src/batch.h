@@ -83,6 +83,10 @@ struct scratch {
   int blen[GATHER_MAX];
   MPI_Aint tdisp[GATHER_MAX], odisp[GATHER_MAX];
   uint64_t wave_set[4 * BATCH_CHUNK]; /* (rank, group) + 1; 0 = free */
+  /* Copies of recent single reads' candidates (memo.h): memo_n entries
+     of memo_entry bytes, NULL until the first. */
+  unsigned char *memo;
+  size_t memo_n, memo_entry;
 };
 
 int scratch_create(rmadht *t);
@@ -118,7 +122,8 @@ void batch_place_write(rmadht *t, size_t n, const unsigned char *keys,
 int batch_select_wave(rmadht *t, int *ntodo);
 
 /* Queues the gets of item i's candidate groups (rma.h: they go as one get
-   per target when it is flushed). */
-int batch_get_candidates(rmadht *t, int i);
+   per target when it is flushed); ordered 0 lets them overlap this rank's
+   own outstanding operations on them (rma_get_group_unordered). */
+int batch_get_candidates(rmadht *t, int i, int ordered);
 
 #endif

@@ -39,7 +39,7 @@ static int coarse_read(rmadht *t, size_t n, const unsigned char *keys,
     for (b = a; b < (int)n && s->place[s->todo[b]].rank == rank; b++) {
     }
     int rc = rmadht_mpi(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, t->win));
-    for (int k = a; k < b && !rc; k++) rc = batch_get_candidates(t, s->todo[k]);
+    for (int k = a; k < b && !rc; k++) rc = batch_get_candidates(t, s->todo[k], 1);
     int urc = rma_unlock(t, rank);
     batch_forget_touched(t); /* the unlock completed the gets */
     if (rc || urc) return rc ? rc : urc;
@@ -58,7 +58,7 @@ static int write_target(rmadht *t, int rank, const int *items, int n,
   size_t ks = t->layout.key_size;
   int rc = rmadht_mpi(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, t->win));
   if (rc) return rc;
-  for (int k = 0; k < n && !rc; k++) rc = batch_get_candidates(t, items[k]);
+  for (int k = 0; k < n && !rc; k++) rc = batch_get_candidates(t, items[k], 1);
   if (!rc) rc = rma_flush(t, rank);
   for (int k = 0; k < n && !rc; k++) {
     int i = items[k];

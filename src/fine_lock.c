@@ -93,7 +93,7 @@ static int fine_read(rmadht *t, size_t n, const unsigned char *keys,
     int nwave, rc = lock_readers(t, &ntodo, &nwave);
     if (rc) return rc;
     for (int w = 0; w < nwave; w++) {
-      rc = batch_get_candidates(t, s->wave[w]);
+      rc = batch_get_candidates(t, s->wave[w], 1);
       if (rc) return rc;
     }
     rc = batch_flush_touched(t);
@@ -160,7 +160,7 @@ static int fine_write(rmadht *t, size_t n, const unsigned char *keys,
     int rc = lock_writers(t, &nwave, &ntodo);
     if (rc) return rc;
     for (int w = 0; w < nwave; w++) {
-      rc = batch_get_candidates(t, s->wave[w]);
+      rc = batch_get_candidates(t, s->wave[w], 1);
       if (rc) return rc;
     }
     rc = batch_flush_touched(t);

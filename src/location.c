@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "memo.h"
 #include "protocol.h"
 #include "rma.h"
 
@@ -184,6 +185,9 @@ int rmadht_clear(rmadht *t) {
      agreement doubles as the barrier. */
   int rc = config_agree_rc(t->comm, t->proto->flush(t));
   if (rc) return rc;
+  /* Claim words restart from 0: a copy taken before could match them
+     again with other content. */
+  memo_clear(t);
   /* All zero is "never written" for slots, "free" for locks and "no key"
      for tags. */
   if (t->mode == RMADHT_COARSE_LOCK) {

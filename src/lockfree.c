@@ -16,6 +16,19 @@
  * update: the same write, its value made from the copy of round trip 1 by
  *        the caller's function (protocol.c), which runs again after a lost
  *        claim.  A key whose slot is being written is read again first.
+ * write of a key read before: a single read keeps its copy (memo.h), and
+ *        a single write of that key starts from it in place of round trip
+ *        1, so it waits twice: the claim, with a fresh get of the
+ *        candidates beside it, then the put.  That is a cache's pattern
+ *        (POET's DHT_Wrapper, rmadht_cache: read, miss, compute, write).
+ *        However old the copy, a claim compares the slot's claim word with
+ *        the copy's: if it wins, no writer has claimed the slot since, so
+ *        the slot still holds what the copy shows and the choice made from
+ *        it stands, as for any copy whose claim follows it a while later.
+ *        The key may meanwhile have gone to another slot; then it has two,
+ *        as two racing inserts leave, and the fresh get keeps ours the
+ *        newer: its epoch passes every epoch that get shows, so a write
+ *        ordered after another rank's (by a flush and a message) wins.
  *
  * Why ver comes last, after a flush: writers claim only finished slots
  * (claim == ver and the copy consistent, slot_claimable), so the write
@@ -35,6 +48,7 @@
  * The claim is 32-bit because Open MPI 4.1.4 crashes in a 64-bit
  * MPI_Compare_and_swap to another rank; 32-bit works on both MPIs.
  */
+#include "memo.h"
 #include "protocol.h"
 #include "rma.h"
 
@@ -46,7 +60,7 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
   int ntodo = (int)n;
   while (ntodo > 0) {
     for (int k = 0; k < ntodo; k++) {
-      int rc = batch_get_candidates(t, s->todo[k]);
+      int rc = batch_get_candidates(t, s->todo[k], 1);
       if (rc) return rc;
     }
     int rc = batch_flush_touched(t);
@@ -60,6 +74,7 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
     }
     ntodo = nleft;
   }
+  if (n == 1) memo_store(t, 0, keys);
   return RMADHT_OK;
 }
 
@@ -68,15 +83,23 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
   struct scratch *s = t->scratch;
   size_t ks = t->layout.key_size;
   batch_place_write(t, n, keys, src);
+  /* A plain single write of a key read before starts from that copy; any
+     other write makes a kept copy of its key stale. */
+  int memo = n == 1 && src->values && !src->fn && memo_take(t, 0, keys);
+  if (!memo)
+    for (int i = 0; i < (int)n; i++) memo_drop(t, i, keys + i * ks);
   int ntodo = (int)n;
-  while (ntodo > 0) {
+  for (; ntodo > 0; memo = 0) {
     int nwave = batch_select_wave(t, &ntodo);
-    for (int w = 0; w < nwave; w++) {
-      int rc = batch_get_candidates(t, s->wave[w]);
+    int rc;
+    if (!memo) {
+      for (int w = 0; w < nwave; w++) {
+        rc = batch_get_candidates(t, s->wave[w], 1);
+        if (rc) return rc;
+      }
+      rc = batch_flush_touched(t);
       if (rc) return rc;
     }
-    int rc = batch_flush_touched(t);
-    if (rc) return rc;
 
     /* An item that found its key busy, and one that lost its claim. */
     int nclaim = 0, waiting = -1, lost = -1;
@@ -102,11 +125,19 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
           (MPI_Aint)(protocol_slot_disp(t, i, s->slot[i]) + SLOT_OFF_CLAIM),
           t->win));
       if (!rc) rc = batch_atomic(t, rank);
+      /* Decided: the copy may now be refreshed, for the epoch alone, which
+         no outstanding ver of ours changes. */
+      if (!rc && memo) rc = batch_get_candidates(t, i, 0);
       if (rc) return rc;
       s->wave[nclaim++] = i;
     }
     rc = batch_flush_touched(t);
     if (rc) return rc;
+    if (memo && nclaim) {
+      uint64_t top = search_top_epoch(&t->layout, batch_cand(t, 0),
+                                      protocol_nslots(t, 0));
+      if (top > t->clock) t->clock = top;
+    }
 
     int nput = 0;
     for (int w = 0; w < nclaim; w++) {

@@ -270,10 +270,13 @@ static int flush_if_pending(rmadht *t, int rank, uint64_t group) {
   return RMADHT_OK;
 }
 
+/* put: 1 for a put, 0 for a get, 2 for a get that need not wait for this
+   rank's outstanding operations on the group. */
 static int gather_add(rmadht *t, int rank, uint64_t group, uint64_t disp,
                       size_t len, unsigned char *buf, int put) {
   struct scratch *s = t->scratch;
   int rc = put ? RMADHT_OK : flush_if_pending(t, rank, group);
+  put = put == 1;
   /* Callers flush before GATHER_MAX gets; should one not, the oldest
      target's gets go now rather than anything being lost. */
   if (!rc && s->ngather == GATHER_MAX) rc = rma_flush(t, s->gather[0].rank);
@@ -292,6 +295,12 @@ static int gather_add(rmadht *t, int rank, uint64_t group, uint64_t disp,
 int rma_get_group(rmadht *t, int rank, uint64_t group, unsigned char *dst) {
   return gather_add(t, rank, group, slot_group_disp(&t->layout, group),
                     t->layout.group_bytes, dst, 0);
+}
+
+int rma_get_group_unordered(rmadht *t, int rank, uint64_t group,
+                            unsigned char *dst) {
+  return gather_add(t, rank, group, slot_group_disp(&t->layout, group),
+                    t->layout.group_bytes, dst, 2);
 }
 
 int rma_get_slot(rmadht *t, int rank, uint64_t slot, unsigned char *dst) {

@@ -62,6 +62,10 @@ int rma_issue(rmadht *t, int rank);
 /* Queues the get of one whole group into dst; dst is filled once rank is
    flushed or unlocked (the caller touches rank, batch.h). */
 int rma_get_group(rmadht *t, int rank, uint64_t group, unsigned char *dst);
+/* The same, without first completing this rank's outstanding operations on
+   the group: for a caller that reads no word they change. */
+int rma_get_group_unordered(rmadht *t, int rank, uint64_t group,
+                            unsigned char *dst);
 /* Queues the get of one slot (group * SLOT_GROUP + j) into dst. */
 int rma_get_slot(rmadht *t, int rank, uint64_t slot, unsigned char *dst);
 /* Queues the put of len bytes from src to disp on rank; src must stay

@@ -65,16 +65,21 @@ static inline int is_free(const struct slot_layout *l, const unsigned char *s) {
          slot_classify(l, s) == SLOT_TOMB;
 }
 
-int choose_slot(const struct slot_layout *l, const unsigned char *cand,
-                int ngroups, const void *key, enum choice_kind *kind,
-                uint64_t *max_epoch) {
-  int nslots = ngroups * SLOT_GROUP;
+uint64_t search_top_epoch(const struct slot_layout *l,
+                          const unsigned char *cand, int nslots) {
   uint64_t top = 0;
   for (int i = 0; i < nslots; i++) {
     uint64_t e = slot_epoch(nth(l, cand, i));
     if (e > top) top = e;
   }
-  *max_epoch = top;
+  return top;
+}
+
+int choose_slot(const struct slot_layout *l, const unsigned char *cand,
+                int ngroups, const void *key, enum choice_kind *kind,
+                uint64_t *max_epoch) {
+  int nslots = ngroups * SLOT_GROUP;
+  *max_epoch = search_top_epoch(l, cand, nslots);
 
   int own = search_key(l, cand, nslots, key, -1);
   if (own >= 0) {

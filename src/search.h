@@ -37,6 +37,11 @@ int search_gather(const struct slot_layout *l,
                   const unsigned char *const *tags, int ngroups, uint32_t tag,
                   unsigned char *dst);
 
+/* The largest epoch among nslots candidates, whatever their state: a
+   writer's Lamport clock must pass it. */
+uint64_t search_top_epoch(const struct slot_layout *l,
+                          const unsigned char *cand, int nslots);
+
 enum choice_kind {
   CHOICE_UPDATE, /* the key's own slot */
   CHOICE_FREE,   /* never used, or removed */

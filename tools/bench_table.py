@@ -17,7 +17,7 @@ HOSTS = ("implementation", "mode", "batch", "ranks_per_host", "phase", "mops",
          "puts_per_op", "bytes_put_per_op", "atomics_per_op", "locks_per_op",
          "remote_share", "load_average")
 MPIS = ("openmpi", "mpich")
-PHASES = ("write", "read", "mixed")
+PHASES = ("write", "read", "mixed", "cache")
 
 
 def load(path):

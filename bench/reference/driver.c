@@ -9,7 +9,8 @@
  * link time there) by bench/reference/build.sh, never as part of rmadht.
  * The workload is rmadht-bench's (bench/workload.c): 80-byte keys, 104-byte
  * values, ids uniform over 712,500, the same seeds per rank; N writes and
- * then N reads of the same keys per rank.  The one-sided calls are counted
+ * then N reads of the same keys per rank, then rmadht-bench's cache phase:
+ * N fresh keys, each read and, if missed, written (POET's pattern).  The one-sided calls are counted
  * by the benchmark's wrappers (bench/rma_count.c), and rank 0 prints one
  * JSON line per phase with the fields rmadht-bench prints, so that
  * tools/bench_table.py and tools/latency_model.py read both alike.
@@ -34,14 +35,16 @@ enum { KEY = 80, VALUE = 104, DISTINCT = 712500 };
 /* The reference's own test program hashes with XXH3 as well. */
 static uint64_t hash(int len, const void *key) { return XXH3_64bits(key, (size_t)len); }
 
+enum kind { READ, WRITE, CACHE };
+
 /* Runs one phase; returns 0, or 1 after a failed call (on this rank). */
-static int phase(DHT *t, const char *mode, const char *name, int write,
+static int phase(DHT *t, const char *mode, const char *name, enum kind kind,
                  size_t n, const unsigned char *keys, const unsigned char *vals) {
   int rank, nranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   unsigned char key[KEY], value[VALUE], out[VALUE];
-  uint64_t local[3] = {0, 0, 0}; /* hits, evictions, failures */
+  uint64_t local[4] = {0, 0, 0, 0}; /* hits, evictions, failures, ops */
   struct rma_count before, after;
   MPI_Barrier(MPI_COMM_WORLD);
   rma_count_get(&before);
@@ -49,14 +52,17 @@ static int phase(DHT *t, const char *mode, const char *name, int write,
   for (size_t i = 0; i < n && !local[2]; i++) {
     /* DHT_write takes non-const pointers: hand it copies. */
     memcpy(key, keys + i * KEY, KEY);
-    int st;
-    if (write) {
+    int st = DHT_READ_MISS;
+    if (kind != WRITE) {
+      st = DHT_read(t, key, out);
+      local[0] += st == DHT_SUCCESS;
+      local[3]++;
+    }
+    if (kind == WRITE || (kind == CACHE && st == DHT_READ_MISS)) {
       memcpy(value, vals + i * VALUE, VALUE);
       st = DHT_write(t, key, value, NULL, NULL);
       local[1] += st == DHT_WRITE_SUCCESS_WITH_EVICTION;
-    } else {
-      st = DHT_read(t, key, out);
-      local[0] += st == DHT_SUCCESS;
+      local[3]++;
     }
     if (st == DHT_UCX_ERROR || st > 0) {
       fprintf(stderr, "rank %d: %s %zu returned %d\n", rank, name, i, st);
@@ -67,27 +73,27 @@ static int phase(DHT *t, const char *mode, const char *name, int write,
   rma_count_get(&after);
   /* The counters are uint64_t fields only: subtract and sum them as such. */
   enum { FIELDS = sizeof(struct rma_count) / sizeof(uint64_t) };
-  uint64_t delta[FIELDS], total[FIELDS], sum[3];
+  uint64_t delta[FIELDS], total[FIELDS], sum[4];
   memcpy(delta, &after, sizeof delta);
   const uint64_t *b = (const uint64_t *)&before;
   for (int i = 0; i < FIELDS; i++) delta[i] -= b[i];
   MPI_Allreduce(&secs, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(local, sum, 3, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(local, sum, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(delta, total, FIELDS, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (sum[2]) return 1;
   if (rank) return 0;
   struct rma_count r;
   memcpy(&r, total, sizeof r);
-  double ops = (double)n * nranks;
+  double ops = (double)sum[3], reads = kind == WRITE ? 0.0 : (double)n * nranks;
   uint64_t moves = r.gets + r.puts + r.atomics;
   printf("{\"implementation\": \"reference\", \"mode\": \"%s\", \"path\": \"rma\", "
          "\"distribution\": \"uniform\", \"phase\": \"%s\", \"ranks\": %d, "
          "\"batch\": 1, \"ops\": %.0f, \"seconds\": %.4f, \"mops\": %.3f, ",
          mode, name, nranks, ops, slowest, ops / slowest / 1e6);
-  if (write)
+  if (kind == WRITE)
     printf("\"hit_rate\": null, ");
   else
-    printf("\"hit_rate\": %.4f, ", (double)sum[0] / ops);
+    printf("\"hit_rate\": %.4f, ", (double)sum[0] / reads);
   printf("\"round_trips_per_op\": %.4f, \"evictions\": %llu, \"checksum_retries\": 0, "
          "\"gets_per_op\": %.4f, \"bytes_got_per_op\": %.1f, \"puts_per_op\": %.4f, "
          "\"bytes_put_per_op\": %.1f, \"atomics_per_op\": %.4f, "
@@ -115,14 +121,21 @@ int main(int argc, char **argv) {
     return 2;
   }
   unsigned char *keys = malloc(n * KEY), *vals = malloc(n * VALUE);
+  unsigned char *ckeys = malloc(n * KEY), *cvals = malloc(n * VALUE);
   uint64_t *ids = malloc(n * sizeof *ids);
-  int failed = !keys || !vals || !ids;
+  int failed = !keys || !vals || !ckeys || !cvals || !ids;
   if (!failed) {
-    /* rmadht-bench's ids and seeds for the write phase (bench/rmadht_bench.c). */
+    /* rmadht-bench's ids and seeds for the write phase and for the cache
+       phase, whose ids start at 3 * DISTINCT (bench/rmadht_bench.c). */
     draw_ids(ids, n, DISTINCT, NULL, (uint64_t)rank * 7919 + 1);
     for (size_t i = 0; i < n; i++) {
       key_of(keys + i * KEY, KEY, ids[i]);
       value_of(vals + i * VALUE, VALUE, ids[i]);
+    }
+    draw_ids(ids, n, DISTINCT, NULL, (uint64_t)rank * 7919 + 4);
+    for (size_t i = 0; i < n; i++) {
+      key_of(ckeys + i * KEY, KEY, ids[i] + 3 * DISTINCT);
+      value_of(cvals + i * VALUE, VALUE, ids[i] + 3 * DISTINCT);
     }
   }
   /* A bucket: a flag byte, key, value, and a 4-byte checksum or lock. */
@@ -135,11 +148,14 @@ int main(int argc, char **argv) {
   DHT *t = all_failed ? NULL : DHT_create(&init);
   int rc = t == NULL;
   if (rc && rank == 0) fprintf(stderr, "%s\n", all_failed ? "out of memory" : "DHT_create failed");
-  if (!rc) rc = phase(t, argv[1], "write", 1, n, keys, vals);
-  if (!rc) rc = phase(t, argv[1], "read", 0, n, keys, vals);
+  if (!rc) rc = phase(t, argv[1], "write", WRITE, n, keys, vals);
+  if (!rc) rc = phase(t, argv[1], "read", READ, n, keys, vals);
+  if (!rc) rc = phase(t, argv[1], "cache", CACHE, n, ckeys, cvals);
   if (t) DHT_free(t, NULL);
   free(keys);
   free(vals);
+  free(ckeys);
+  free(cvals);
   free(ids);
   MPI_Finalize();
   return rc;

@@ -1,0 +1,182 @@
+/*
+ * Round trips of single lock-free operations on the RMA path, counted as
+ * the MPI_Win_flush calls a rank waits in (interposed: the library is
+ * linked in as objects): a read waits once, a write three times, and a
+ * write of a key the rank has read before twice, starting from the read's
+ * copy (src/memo.h).  Then the race that start leaves open: another
+ * rank writes the key to another slot between the read and the write;
+ * the later write must still be the one every rank reads.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "rmadht.h"
+
+enum { KS = 16, VS = 24 };
+
+static uint64_t flushes;
+int MPI_Win_flush(int rank, MPI_Win win) {
+  flushes++;
+  return PMPI_Win_flush(rank, win);
+}
+
+/* Every key on rank 0, whose two groups (the table has two) it tries in
+   the order 0, 1. */
+static uint64_t first_rank_hash(const void *key, size_t len, void *arg) {
+  (void)len;
+  (void)arg;
+  uint64_t id;
+  memcpy(&id, key, 8);
+  return id & 0x7FFFFFFF;
+}
+
+static void make_key(unsigned char *k, uint64_t id) {
+  memset(k, 0, KS);
+  memcpy(k, &id, 8);
+}
+static void make_value(unsigned char *v, uint64_t id, int writer) {
+  memset(v, writer + 1, VS);
+  memcpy(v, &id, 8);
+}
+
+static rmadht *create(size_t bytes, int small) {
+  rmadht_config cfg;
+  rmadht_config_default(&cfg, KS, VS);
+  cfg.mode = RMADHT_LOCK_FREE;
+  cfg.node_local = 0;
+  cfg.bytes_per_rank = bytes;
+  if (small) cfg.hash = first_rank_hash;
+  rmadht *t = NULL;
+  CHECK_RC(rmadht_create(MPI_COMM_WORLD, &cfg, &t), RMADHT_OK);
+  return t;
+}
+
+/* A call that returns expect_rc after waiting in n flushes. */
+#define CHECK_WAITS(call, expect_rc, n) \
+  do {                                  \
+    flushes = 0;                        \
+    CHECK_RC(call, expect_rc);          \
+    CHECK(flushes == (n));              \
+  } while (0)
+
+static void counts(int rank) {
+  rmadht *t = create(1 << 20, 0);
+  if (!t) return;
+  unsigned char k[KS], v[VS], got[VS];
+  uint64_t base = (uint64_t)rank << 32;
+  make_key(k, base + 1);
+  make_value(v, base + 1, rank);
+  CHECK_WAITS(rmadht_read(t, k, got), RMADHT_NOT_FOUND, 1);
+  CHECK_WAITS(rmadht_write(t, k, v), RMADHT_OK, 2);
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  CHECK_WAITS(rmadht_read(t, k, got), RMADHT_OK, 1);
+  CHECK(!memcmp(got, v, VS));
+  /* Overwriting the key just read: its own slot, two waits. */
+  v[VS - 1] ^= 1;
+  CHECK_WAITS(rmadht_write(t, k, v), RMADHT_OK, 2);
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  CHECK_RC(rmadht_read(t, k, got), RMADHT_OK);
+  CHECK(!memcmp(got, v, VS));
+
+  /* A cache's pattern: a work package's keys read, then each written. */
+  enum { PACKAGE = 8 };
+  unsigned char pk[PACKAGE][KS];
+  for (int j = 0; j < PACKAGE; j++) {
+    make_key(pk[j], base + 10 + (uint64_t)j);
+    CHECK_RC(rmadht_read(t, pk[j], got), RMADHT_NOT_FOUND);
+  }
+  for (int j = 0; j < PACKAGE; j++)
+    CHECK_WAITS(rmadht_write(t, pk[j], v), RMADHT_OK, 2);
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  for (int j = 0; j < PACKAGE; j++) {
+    CHECK_RC(rmadht_read(t, pk[j], got), RMADHT_OK);
+    CHECK(!memcmp(got, v, VS));
+  }
+
+  /* No copy to start from: a write without a read, a write after a read
+     of another key, the read's copy taken by an earlier write, an
+     update, a remove. */
+  unsigned char k2[KS];
+  make_key(k2, base + 2);
+  CHECK_WAITS(rmadht_write(t, k2, v), RMADHT_OK, 3);
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  CHECK_RC(rmadht_read(t, k, got), RMADHT_OK);
+  CHECK_WAITS(rmadht_write(t, k2, v), RMADHT_OK, 3);
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  CHECK_RC(rmadht_read(t, k, got), RMADHT_OK);
+  CHECK_RC(rmadht_write(t, k, v), RMADHT_OK);
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  CHECK_WAITS(rmadht_write(t, k, v), RMADHT_OK, 3);
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  CHECK_RC(rmadht_read(t, k, got), RMADHT_OK);
+  CHECK_WAITS(rmadht_remove(t, k), RMADHT_OK, 3);
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  CHECK_RC(rmadht_read(t, k, got), RMADHT_NOT_FOUND);
+  CHECK_RC(rmadht_free(&t), RMADHT_OK);
+}
+
+/* Rank 1 reads key K (absent): its copy shows group 1 with more free
+   slots, so its write would take slot X there.  Rank 0 then removes two
+   entries of group 0 and writes K, which now goes to group 0; X is
+   untouched, so rank 1's claim on it, from the old copy, wins, and K is
+   in two slots.  Rank 1 wrote after rank 0 (a barrier orders them), so
+   its copy must be the newer on every rank. */
+static void stale_copy(int rank) {
+  /* Two groups per rank: 8 slots of 64 bytes each. */
+  rmadht *t = create(2 * 8 * 64, 1);
+  if (!t) return;
+  unsigned char k[KS], v[VS], got[VS];
+  rmadht_location where = {{0}};
+  if (rank == 0)
+    for (uint64_t id = 1; id <= 5; id++) { /* groups 0, 1, 0, 1, 0 */
+      make_key(k, id);
+      make_value(v, id, 0);
+      CHECK_RC(rmadht_write(t, k, v), RMADHT_OK);
+    }
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  MPI_Barrier(MPI_COMM_WORLD);
+  make_key(k, 100);
+  if (rank == 1) CHECK_RC(rmadht_read(t, k, got), RMADHT_NOT_FOUND);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    unsigned char gone[KS];
+    for (uint64_t id = 1; id <= 3; id += 2) {
+      make_key(gone, id);
+      CHECK_RC(rmadht_remove(t, gone), RMADHT_OK);
+    }
+    make_value(v, 100, 0);
+    CHECK_RC(rmadht_write_loc(t, k, v, &where), RMADHT_OK);
+    CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1) {
+    make_value(v, 100, 1);
+    CHECK_RC(rmadht_write_loc(t, k, v, &where), RMADHT_OK);
+    CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  /* The two writes took different slots: the race above happened. */
+  int owner = -1;
+  uint64_t slot = UINT64_MAX, first;
+  if (rank < 2) CHECK_RC(rmadht_location_split(t, &where, &owner, &slot), RMADHT_OK);
+  first = slot;
+  MPI_Bcast(&first, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  if (rank == 1) CHECK(first / 8 == 0 && slot / 8 == 1);
+  make_value(v, 100, 1);
+  CHECK_RC(rmadht_read(t, k, got), RMADHT_OK);
+  CHECK(!memcmp(got, v, VS));
+  CHECK_RC(rmadht_free(&t), RMADHT_OK);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, nranks;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  counts(rank);
+  if (nranks > 1) stale_copy(rank);
+  int rc = check_finish("mpi_round_trips");
+  MPI_Finalize();
+  return rc;
+}
