@@ -164,10 +164,11 @@ bench-hosts: build-openmpi build-mpich deps-hosts
 # bench-results/scale/, then the table and docs/benchmarks/scale.png.
 # Hours at 1024 ranks on a busy 2-core machine; not part of `make test`.
 SCALE_RANKS ?= 64 256 1024
-bench-scale: deps-build deps-smpi deps-poet  # poet: R, for the plot
+bench-scale: deps-build deps-smpi venv-openmpi  # the venv: matplotlib, for the plot
 	MPIDHT=$(MPIDHT) bash tools/scale/build.sh $(BUILD)/smpi
 	bash tools/scale/run.sh $(BUILD)/smpi bench-results/scale $(SCALE_RANKS)
-	python3 tools/scale/table.py bench-results/scale/scale.jsonl --plot docs/benchmarks/scale.png
+	$(VENV)/openmpi/bin/python tools/scale/table.py bench-results/scale/scale.jsonl \
+	  --plot docs/benchmarks/scale.png
 
 clean:
 	rm -rf $(BUILD) $(VENV) out

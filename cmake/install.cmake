@@ -7,11 +7,12 @@ file(GLOB RMADHT_HEADERS ${PROJECT_SOURCE_DIR}/include/*.h)
 install(FILES ${RMADHT_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/rmadht/poet/DHT.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rmadht/poet)
-# librmadht_poet needs librmadht beside it, and a program linked with
-# --as-needed (Debian's default) records only librmadht_poet: so the
+# The dialects' libraries need librmadht beside them, and a program linked
+# with --as-needed (Debian's default) records only the dialect's: so the
 # installed libraries look beside themselves, from any prefix, without
 # LD_LIBRARY_PATH.  The installed programs link the objects, not the library.
-set_target_properties(rmadht rmadht_poet PROPERTIES INSTALL_RPATH "$ORIGIN")
+set_target_properties(rmadht rmadht_poet rmadht_mpidht PROPERTIES
+  INSTALL_RPATH "$ORIGIN")
 install(TARGETS rmadht rmadht_static rmadht_poet rmadht_poet_static
   EXPORT rmadhtTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -126,15 +126,14 @@ POET_EXPORT int DHT_flush(DHT *table) {
   return DHT_SUCCESS;
 }
 
+static const struct poet_file_codes file_codes = {
+    DHT_SUCCESS,          DHT_MPI_ERROR,  DHT_FILE_IO_ERROR,
+    DHT_FILE_WRITE_ERROR, DHT_WRONG_FILE, DHT_MPI_ERROR};
+
 POET_EXPORT int DHT_to_file(DHT *table, const char *filename) {
   struct rmadht_poet_dht *s = dht_state(table);
   if (!s) return DHT_MPI_ERROR;
-  switch (rmadht_dump(s->p.t, filename)) {
-    case RMADHT_OK: return DHT_SUCCESS;
-    case RMADHT_ERR_FILE: return DHT_FILE_IO_ERROR;
-    case RMADHT_ERR_IO: return DHT_FILE_WRITE_ERROR;
-    default: return DHT_MPI_ERROR;
-  }
+  return poet_file_code(rmadht_dump(s->p.t, filename), 1, &file_codes);
 }
 
 /* A restore writes every entry of the file through the write path, so its
@@ -143,17 +142,8 @@ POET_EXPORT int DHT_from_file(DHT *table, const char *filename) {
   struct rmadht_poet_dht *s = dht_state(table);
   if (!s) return DHT_MPI_ERROR;
   rmadht_stats before, after;
-  int got = rmadht_get_stats(s->p.t, &before) == RMADHT_OK;
-  int rc = rmadht_restore(s->p.t, filename);
-  if (got && rmadht_get_stats(s->p.t, &after) == RMADHT_OK) {
-    s->p.evictions += after.evictions - before.evictions;
-    s->period.evictions += after.evictions - before.evictions;
-    dht_count_restore(s, &before, &after);
-  }
-  switch (rc) {
-    case RMADHT_OK: return DHT_SUCCESS;
-    case RMADHT_ERR_FILE: return DHT_FILE_IO_ERROR;
-    case RMADHT_ERR_FORMAT: return DHT_WRONG_FILE;
-    default: return DHT_MPI_ERROR;
-  }
+  int rc = poet_table_restore(&s->p, filename, &before, &after);
+  s->period.evictions += after.evictions - before.evictions;
+  dht_count_restore(s, &before, &after);
+  return poet_file_code(rc, 0, &file_codes);
 }

@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 /* What a table costs beyond its slots, as rmadht.h documents it: the
    node-local path's tags, 32 bytes a group, rounded up to 64.  The created
@@ -143,4 +144,25 @@ int poet_table_free(struct poet_table *p, int *evictions, int *read_misses) {
   int rc2 = rmadht_free(&p->t);
   MPI_Comm_free(&p->comm);
   return rc ? rc : rc2;
+}
+
+int poet_file_code(int rc, int dumping, const struct poet_file_codes *c) {
+  switch (rc) {
+    case RMADHT_OK: return c->success;
+    case RMADHT_ERR_FILE: return c->open;
+    case RMADHT_ERR_IO: return dumping ? c->write : c->error;
+    case RMADHT_ERR_FORMAT: return c->wrong_file;
+    case RMADHT_ERR_NOMEM: return c->no_mem;
+    default: return c->error;
+  }
+}
+
+int poet_table_restore(struct poet_table *p, const char *path,
+                       rmadht_stats *before, rmadht_stats *after) {
+  int got = rmadht_get_stats(p->t, before) == RMADHT_OK;
+  int rc = rmadht_restore(p->t, path);
+  if (!got) memset(before, 0, sizeof *before);
+  if (!got || rmadht_get_stats(p->t, after) != RMADHT_OK) *after = *before;
+  p->evictions += after->evictions - before->evictions;
+  return rc;
 }

@@ -40,6 +40,21 @@ int poet_table_create(struct poet_table *p, int ok, MPI_Comm comm,
    pointers are not NULL.  RMADHT_OK or an error. */
 int poet_table_free(struct poet_table *p, int *evictions, int *read_misses);
 
+/* The codes a dialect answers its file calls with. */
+struct poet_file_codes {
+  int success, error, open, write, wrong_file, no_mem;
+};
+
+/* The dialect's code for what rmadht_dump (dumping 1) or rmadht_restore
+   returned. */
+int poet_file_code(int rc, int dumping, const struct poet_file_codes *c);
+
+/* rmadht_restore of path into p's table, its evictions added to p's; what
+   the stats counted in between is after - before (nothing, where they
+   could not be had).  Returns rmadht_restore's code. */
+int poet_table_restore(struct poet_table *p, const char *path,
+                       rmadht_stats *before, rmadht_stats *after);
+
 /* POET's hashes reduce their result modulo the rank count; rmadht takes the
    owner from its high bits and a group from its low bits, so a hash that
    is fine for POET (a key's first eight bytes, say) would crowd one rank.

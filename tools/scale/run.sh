@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh BUILD OUT RANKS...: rmadht-bench (and, if BUILD/reference exists,
 # the reference's driver) simulated by SMPI on fat trees of RANKS hosts,
-# one rank per host, InfiniBand-like and Ethernet-like (platform.py).
+# one rank per host, InfiniBand-like and Ethernet-like (fat_tree.py).
 # Appends one JSON line per phase to OUT/scale.jsonl, each with the
 # profile, the link latency, the simulation's wall clock and peak memory.
 #
@@ -59,7 +59,7 @@ simulate() { # simulate JSONL_TAG PLATFORM NP PROGRAM ARGS...
 failed=0
 for prof in $profiles; do
   if ! lat=$(python3 -c "import json,sys; print(json.load(open('$cal'))['$prof'])" 2>/dev/null); then
-    python3 "$here/platform.py" "$prof" 2 1 "$plat/cal-$prof.xml"
+    python3 "$here/fat_tree.py" "$prof" 2 1 "$plat/cal-$prof.xml"
     ns=$(smpirun -np 2 -platform "$plat/cal-$prof.xml" -hostfile "$plat/cal-$prof.xml.hosts" \
            "${sg[@]}" "$build/rmadht-rma-cost" --mb 8 --seconds 0.001 2> /dev/null |
          python3 -c 'import json,sys
@@ -79,7 +79,7 @@ PY
   fi
   for np in "$@"; do
     p=$plat/$prof-$np.xml
-    python3 "$here/platform.py" "$prof" "$np" "$lat" "$p"
+    python3 "$here/fat_tree.py" "$prof" "$np" "$lat" "$p"
     tag="\"implementation\": \"rmadht\", \"profile\": \"$prof\", \"link_latency_us\": $lat"
     for v in ${SCALE_REFERENCE:-nolock}; do
       drv=$build/reference/rmadht-reference-driver-$v

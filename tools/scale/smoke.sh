@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-python3 "$here/platform.py" ib 64 0.4838 "$tmp/p.xml"
+python3 "$here/fat_tree.py" ib 64 0.4838 "$tmp/p.xml"
 sg=(--cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1
     --cfg=smpi/iprobe:0 --cfg=smpi/wtime:1e-7 --log=root.thres:warning --log=smpi_mpi.thres:error)
 for batch in 1 16; do

@@ -4,13 +4,10 @@ table of per-rank throughput (thousand operations per second per rank)
 against ranks, one row per implementation, profile, mode, batch,
 distribution and phase; then the simulations' wall clock and peak memory
 per rank count.  --plot draws per-rank throughput of reads and writes
-against ranks (R's png device, Rscript)."""
+against ranks (matplotlib)."""
 import collections
 import json
-import os
-import subprocess
 import sys
-import tempfile
 
 
 def main():
@@ -44,36 +41,31 @@ def main():
 
 
 def plot(rows, png):
-    keep = [r for r in rows if r["phase"] in ("read", "write") and r["mode"] == "lockfree"
-            and r["distribution"] == "uniform"]
-    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-        f.write("series,ranks,kops\n")
-        for r in keep:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    series = collections.defaultdict(dict)
+    for r in rows:
+        if r["phase"] in ("read", "write") and r["mode"] == "lockfree" \
+                and r["distribution"] == "uniform":
             s = (f"{r.get('implementation', 'rmadht')} {r['profile']} {r['phase']}"
                  f" batch {r['batch']}")
-            f.write(f"{s},{r['ranks']},{r['mops'] * 1e3 / r['ranks']:.3f}\n")
-    script = f"""
-d <- read.csv("{f.name}")
-png("{png}", width = 900, height = 600)
-par(mar = c(5, 5, 3, 1))
-s <- unique(d$series)
-cols <- rainbow(length(s))
-plot(NULL, log = "xy", xlim = range(d$ranks), ylim = range(d$kops),
-     xlab = "ranks (one per host, simulated)", ylab = "thousand operations / s per rank",
-     main = "rmadht and the reference (MPI-DHT), lock-free, uniform keys: SMPI fat trees",
-     xaxt = "n")
-axis(1, at = unique(d$ranks))
-for (i in seq_along(s)) {{
-  x <- d[d$series == s[i], ]; x <- x[order(x$ranks), ]
-  lines(x$ranks, x$kops, col = cols[i], type = "b", pch = 19, lwd = 2,
-        lty = ifelse(grepl("eth", s[i]), 2, 1))
-}}
-legend("bottomleft", legend = s, col = cols, lwd = 2, pch = 19, cex = 0.8,
-       lty = ifelse(grepl("eth", s), 2, 1))
-invisible(dev.off())
-"""
-    subprocess.run(["Rscript", "-e", script], check=True)
-    os.unlink(f.name)
-
+            series[s][r["ranks"]] = r["mops"] * 1e3 / r["ranks"]
+    fig, ax = plt.subplots(figsize=(9, 6))
+    for s, by in series.items():
+        x = sorted(by)
+        ax.plot(x, [by[n] for n in x], marker="o", label=s,
+                linestyle="--" if "eth" in s else "-")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(sorted({n for by in series.values() for n in by}))
+    ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.set_xlabel("ranks (one per host, simulated)")
+    ax.set_ylabel("thousand operations / s per rank")
+    ax.set_title("rmadht and the reference (MPI-DHT), lock-free, uniform keys: "
+                 "SMPI fat trees", fontsize=10)
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
 
 main()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""platform.py PROFILE HOSTS LATENCY_US OUT: a SimGrid platform of HOSTS
+"""fat_tree.py PROFILE HOSTS LATENCY_US OUT: a SimGrid platform of HOSTS
 hosts on a two-level fat tree with full bisection (m hosts per leaf
 switch, HOSTS/m leaves, m spines, m the power of two nearest sqrt(HOSTS)),
 and OUT.hosts, the host file for smpirun (one rank per host).
