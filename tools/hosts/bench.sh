@@ -116,14 +116,14 @@ for mpi in openmpi mpich; do
     for variant in nolock:lockfree coarse:coarse fine:fine accumulate:accumulate; do
       start=$SECONDS
       driver=$drivers/rmadht-reference-driver-${variant%%:*}
-      run "$out/reference-$mpi.jsonl" 2 1 "$driver" "${variant##*:}" "$reference_ops"
+      run "$out/reference-$mpi.jsonl" 3 1 "$driver" "${variant##*:}" "$reference_ops"
       one_node "$out/reference-$mpi-one-node.jsonl" "$driver" "${variant##*:}" "$reference_ops"
     done
   fi
   for mode in lockfree fine coarse; do
     for batch in 1 128; do
       start=$SECONDS
-      run "$out/$mpi.jsonl" 5 1 "$bench" --rma --mode "$mode" --dist uniform \
+      run "$out/$mpi.jsonl" 6 1 "$bench" --rma --mode "$mode" --dist uniform \
         --batch "$batch" "${args[@]}"
       one_node "$out/$mpi-one-node.jsonl" "$bench" --rma --mode "$mode" \
         --dist uniform --batch "$batch" "${args[@]}"
@@ -136,7 +136,7 @@ for mpi in openmpi mpich; do
   for mode in lockfree fine coarse; do
     for batch in 1 128; do
       start=$SECONDS
-      limit=120 run "$out/$mpi-oversubscribed.jsonl" 5 2 "$bench" --rma --mode "$mode" \
+      limit=120 run "$out/$mpi-oversubscribed.jsonl" 6 2 "$bench" --rma --mode "$mode" \
         --dist uniform --batch "$batch" "${args[@]}" --scale "${oversubscribed_scale[$mpi]}"
     done
   done

@@ -53,6 +53,8 @@ if "$hosts" can > /dev/null; then
 fi
 for c in "${configs[@]}"; do
   read -r name where n <<< "$c"
+  # POET_BENCH_CONFIGS="node-1w hosts-2ppn" takes some of them only.
+  [[ " ${POET_BENCH_CONFIGS:-$name} " == *" $name "* ]] || continue
   for impl in own rmadht; do
     osc="--mca osc sm,pt2pt"
     [ $impl = rmadht ] && [ "$where" = node ] && osc=""

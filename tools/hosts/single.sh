@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# single.sh BUILD REFERENCE-SRC [RUNS]: single lock-free operations between
+# two emulated hosts (hosts.sh), rmadht against the reference (MPI-DHT
+# nolock, a checkout of sobc/MPI-DHT at REFERENCE-SRC, built by
+# bench/reference/build.sh), 1 rank per host, under Open MPI (osc/pt2pt)
+# and MPICH: RUNS (default 3) runs of each back to back, alternating, then
+# the median Mops/s, round trips and bytes got per operation of the
+# write, read and cache phases (rmadht-bench --rma --mode lockfree --batch
+# 1 --scale 0.2, and the reference's driver on the same keys).  JSON lines
+# in bench-results/single/.  docs/benchmarks/single-operations.md.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=$1 src=$2 runs=${3:-3}
+hosts=$here/hosts.sh
+why=$("$hosts" can) || { echo "SKIP single operations between hosts: $why"; exit 0; }
+export RMADHT_HOSTS_SET=${RMADHT_HOSTS_SET:-rmadht-single}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+"$hosts" up 2 > /dev/null || exit 1
+trap '"$hosts" down > /dev/null' EXIT
+out=$root/bench-results/single
+mkdir -p "$out"
+uptime
+# Runs PROGRAM on the hosts into $log until it has printed NEED JSON lines:
+# MPICH may then hang in MPI_Finalize (docs/howto/across-hosts.md), and is
+# stopped 5 s later.
+log=$(mktemp)
+run() {
+  local need=$1 secs=$2; shift 2
+  "$hosts" run "$mpi" 1 "$secs" "$@" > "$log" 2> /dev/null &
+  local pid=$! waited=0
+  while kill -0 "$pid" 2> /dev/null; do
+    sleep 1
+    [ "$(grep -c '^{' "$log")" -ge "$need" ] && waited=$((waited + 1))
+    [ $waited -ge 5 ] && { kill -- "$pid" 2> /dev/null; break; }
+  done
+  wait "$pid" 2> /dev/null
+  grep '^{' "$log"
+}
+for mpi in openmpi mpich; do
+  drivers=$root/$build/$mpi/reference
+  bash "$root/bench/reference/build.sh" "$src" "$mpi" "$drivers" || exit 1
+  [ "$mpi" = openmpi ] && export RMADHT_HOSTS_OMPI_ARGS="--mca osc sm,pt2pt"
+  : > "$out/$mpi.jsonl"
+  for r in $(seq "$runs"); do
+    run 3 120 "$drivers/rmadht-reference-driver-nolock" lockfree 100000 >> "$out/$mpi.jsonl"
+    run 6 240 "$root/$build/$mpi/bench/rmadht-bench" --rma --mode lockfree --dist uniform \
+      --batch 1 --scale 0.2 | sed 's/^{/{"implementation": "rmadht", /' >> "$out/$mpi.jsonl"
+  done
+done
+rm -f "$log"
+uptime
+python3 - "$out" <<'EOF'
+import json, statistics, sys
+print("| MPI | phase | reference Mops/s | rmadht Mops/s | rmadht / reference "
+      "| round trips/op (ref, rmadht) | bytes got/op (ref, rmadht) |")
+print("|---|---|---|---|---|---|---|")
+for mpi in ("openmpi", "mpich"):
+    rows = [json.loads(l) for l in open(f"{sys.argv[1]}/{mpi}.jsonl")]
+    for phase in ("write", "read", "cache"):
+        got = {}
+        for impl in ("reference", "rmadht"):
+            rs = [r for r in rows if r["implementation"] == impl and r["phase"] == phase]
+            got[impl] = (statistics.median(r["mops"] for r in rs),
+                         statistics.median(r["round_trips_per_op"] for r in rs),
+                         statistics.median(r["bytes_got_per_op"] for r in rs), len(rs))
+        ref, own = got["reference"], got["rmadht"]
+        print(f"| {mpi} | {phase} | {ref[0]:.3f} | {own[0]:.3f} | {own[0] / ref[0]:.2f}x "
+              f"| {ref[1]:.2f}, {own[1]:.2f} | {ref[2]:.0f}, {own[2]:.0f} |")
+EOF
