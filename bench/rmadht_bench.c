@@ -7,10 +7,11 @@
  * value: one over fresh keys drawn from the distribution, and one where
  * every rank increments the same 16 keys.  Both check the final counts
  * exactly and report a lost update as a failure.  Last, a cache's pattern
- * (POET's): a batch of fresh keys read, then each key missed written.  One JSON object per
- * phase on stdout, with the round trips and the calls and bytes each
- * operation moves over the window (rma_count.h); progress on stderr.  --local runs the same workload
- * on a plain in-process table per rank, the physical limit on one node;
+ * (POET's): a batch of fresh keys read, then each key missed written.
+ * One JSON object per phase on stdout, with the round trips and the calls
+ * and bytes each operation moves over the window (rma_count.h); progress
+ * on stderr.  --local runs the same workload on a plain in-process table
+ * per rank, the physical limit on one node;
  * --rma keeps lock-free tables on RMA where they would take the node-local
  * path, to measure the path a table spanning nodes takes.
  */

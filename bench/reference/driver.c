@@ -10,8 +10,9 @@
  * The workload is rmadht-bench's (bench/workload.c): 80-byte keys, 104-byte
  * values, ids uniform over 712,500, the same seeds per rank; N writes and
  * then N reads of the same keys per rank, then rmadht-bench's cache phase:
- * N fresh keys, each read and, if missed, written (POET's pattern).  The one-sided calls are counted
- * by the benchmark's wrappers (bench/rma_count.c), and rank 0 prints one
+ * N fresh keys, each read and, if missed, written (POET's pattern).  The
+ * one-sided calls are counted by the benchmark's wrappers
+ * (bench/rma_count.c), and rank 0 prints one
  * JSON line per phase with the fields rmadht-bench prints, so that
  * tools/bench_table.py and tools/latency_model.py read both alike.
  *
