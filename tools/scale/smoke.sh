@@ -10,8 +10,10 @@ build=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 "$here/fat_tree.py" ib 64 0.4838 "$tmp/p.xml"
+# The settings of run.sh, which says why.
 sg=(--cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1
-    --cfg=smpi/iprobe:0 --cfg=smpi/wtime:1e-7 --log=root.thres:warning --log=smpi_mpi.thres:error)
+    --cfg=smpi/iprobe:0 --cfg=smpi/wtime:1e-7 --cfg=smpi/coll-selector:mpich
+    --log=root.thres:warning --log=smpi_mpi.thres:error)
 for batch in 1 16; do
   timeout 300 smpirun -np 64 -platform "$tmp/p.xml" -hostfile "$tmp/p.xml.hosts" "${sg[@]}" \
     "$build/rmadht-bench" --rma --mode lockfree --dist uniform --batch "$batch" \
