@@ -29,7 +29,7 @@ struct options {
   size_t key_size, value_size, bytes_per_rank, distinct, batch;
   size_t write_ops, mixed_ops, contended_ops;
   double skew, write_share;
-  int local, rma, gather;
+  int local, rma, gather, write_queue;
   const char *modes, *dists;
 };
 
@@ -349,9 +349,9 @@ static int phase(struct target *x, const char *mode, const char *dist,
     uint64_t ops = sum.reads + sum.writes + sum.updates;
     printf("{\"mode\": \"%s\", \"path\": \"%s\", \"distribution\": \"%s\", "
            "\"phase\": \"%s\", \"ranks\": %d, \"batch\": %zu, \"ops\": %llu, "
-           "\"seconds\": %.4f, \"mops\": %.3f, ",
+           "\"write_queue\": %d, \"seconds\": %.4f, \"mops\": %.3f, ",
            mode, path_of(x), dist, name, nranks, x->o->batch, (unsigned long long)ops,
-           slowest, (double)ops / slowest / 1e6);
+           x->o->write_queue, slowest, (double)ops / slowest / 1e6);
     if (sum.reads)
       printf("\"hit_rate\": %.4f, ", (double)sum.hits / (double)sum.reads);
     else
@@ -398,6 +398,7 @@ static int run(const struct options *o, enum rmadht_mode mode, int zipf,
     cfg.bytes_per_rank = o->bytes_per_rank;
     cfg.node_local = !o->rma;
     cfg.gather = o->gather;
+    cfg.write_queue = o->write_queue;
     rc = rmadht_create(MPI_COMM_WORLD, &cfg, &x.t);
   }
   /* Update keys are fresh (ids past the others), so counts start at 0. */
@@ -442,6 +443,7 @@ static void usage(void) {
     "  --local                           plain in-process table, no MPI RMA\n"
     "  --rma                             no node-local path: RMA throughout\n"
     "  --gather auto|target|block        RMA messages per target (auto)\n"
+    "  --write-queue Q                   queue up to Q single writes (0)\n"
     "  --write-ops N                     write (and read) ops per rank (500000)\n"
     "  --mixed-ops N                     mixed ops per rank (1000000)\n"
     "  --contended-ops N                 updates per rank on 16 keys (100000)\n"
@@ -458,7 +460,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   struct options o = {80,   104,  (size_t)256 << 20, 712500, 1, 500000,
-                      1000000, 100000, 0.99, 0.05, 0, 0, RMADHT_GATHER_AUTO,
+                      1000000, 100000, 0.99, 0.05, 0, 0, RMADHT_GATHER_AUTO, 0,
                       "all", "all"};
   double scale = 1;
   static const struct option longs[] = {
@@ -470,6 +472,7 @@ int main(int argc, char **argv) {
       {"key-size", 1, 0, 'K'},   {"value-size", 1, 0, 'V'},
       {"rma", 0, 0, 'r'},        {"help", 0, 0, 'h'},
       {"contended-ops", 1, 0, 'c'}, {"gather", 1, 0, 'g'},
+      {"write-queue", 1, 0, 'q'},
       {0, 0, 0, 0}};
   int c, bad = 0;
   while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
@@ -486,6 +489,7 @@ int main(int argc, char **argv) {
                                                : -1;
         bad |= o.gather < 0;
         break;
+      case 'q': o.write_queue = atoi(optarg); break;
       case 'w': o.write_ops = strtoul(optarg, NULL, 10); break;
       case 'x': o.mixed_ops = strtoul(optarg, NULL, 10); break;
       case 'c': o.contended_ops = strtoul(optarg, NULL, 10); break;

@@ -130,6 +130,18 @@ typedef struct rmadht_config {
      of a derived datatype far more.  Only this rank's messages depend on
      it, so it may differ between ranks. */
   int gather;
+  /* 0 (default): rmadht_write returns once its write is complete.
+     1..4096: on the RMA path, rmadht_write queues up to that many writes
+     and sends them as one batch when the queue is full, at rmadht_flush,
+     and before any other call but rmadht_read (which finds this rank's
+     queued writes) and rmadht_get_stats; a queued write returns RMADHT_OK,
+     never RMADHT_EVICTED (evictions are counted when it is sent), and
+     an error of a queued item is returned by the call that sent it.
+     Between hosts a single write waits for 2-3 round trips and a batch
+     for about as many in all.  Only this rank's writes depend on it, so it
+     may differ between ranks.  See docs/explanation/design.md, "Queued
+     writes". */
+  int write_queue;
 } rmadht_config;
 
 typedef struct rmadht_stats {
@@ -162,7 +174,8 @@ RMADHT_API int rmadht_free(rmadht **t);
 
 /* Stores value under key: RMADHT_OK, or RMADHT_EVICTED when the key took the
    place of the least recently written of its candidates.  The write is
-   visible to this rank at once and to others after rmadht_flush() here. */
+   visible to this rank at once and to others after rmadht_flush() here.
+   With rmadht_config.write_queue it may be queued (always RMADHT_OK). */
 RMADHT_API int rmadht_write(rmadht *t, const void *key, const void *value);
 
 /* Copies the value of key into value: RMADHT_OK or RMADHT_NOT_FOUND (value

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "progress.h"
+#include "write_queue.h"
 
 #include <stdatomic.h>
 #include <xxhash.h>
@@ -20,6 +21,7 @@ void rmadht_config_default(rmadht_config *cfg, size_t key_size,
   cfg->node_local = 1;
   cfg->progress_us = 0;
   cfg->gather = RMADHT_GATHER_AUTO;
+  cfg->write_queue = 0;
 }
 
 int config_check_local(const rmadht_config *cfg, struct slot_layout *layout) {
@@ -31,6 +33,8 @@ int config_check_local(const rmadht_config *cfg, struct slot_layout *layout) {
   if (cfg->progress_us < 0 || cfg->progress_us > 1000000) return RMADHT_ERR_ARG;
   if (cfg->gather != RMADHT_GATHER_AUTO && cfg->gather != RMADHT_GATHER_TARGET &&
       cfg->gather != RMADHT_GATHER_BLOCK)
+    return RMADHT_ERR_ARG;
+  if (cfg->write_queue < 0 || cfg->write_queue > WRITE_QUEUE_MAX)
     return RMADHT_ERR_ARG;
   /* MPI counts are int: one group must fit in a single get. */
   if (cfg->key_size > INT32_MAX / 4 || cfg->value_size > INT32_MAX / 4)

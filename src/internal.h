@@ -47,6 +47,7 @@ extern const struct protocol rmadht_node_local_protocol;
 struct pending;
 struct scratch;
 struct progress;
+struct write_queue;
 
 struct rmadht {
   MPI_Comm comm;
@@ -67,6 +68,8 @@ struct rmadht {
   struct pending *pending; /* nranks entries, lock-free mode */
   struct scratch *scratch; /* reusable batch buffers (batch.h) */
   struct progress *progress; /* progress thread (progress.h), or NULL */
+  struct write_queue *queue; /* queued single writes (write_queue.h), or
+                                NULL */
 };
 
 /* place.c: the table's hash of a key, where a hash lives, and both. */
@@ -74,6 +77,11 @@ uint64_t rmadht_hash(const rmadht *t, const void *key);
 void place_from_hash(uint64_t h, int nranks, uint64_t groups,
                      struct place *p);
 void rmadht_place(const rmadht *t, const void *key, struct place *p);
+
+/* ops.c: runs the write items src describes over n keys, chunk by chunk,
+   and counts them. */
+int ops_write(rmadht *t, size_t n, const unsigned char *keys,
+              const struct write_src *src, int *status);
 
 /* location.c: the location of slot index slot (group * SLOT_GROUP + j) on
    rank. */

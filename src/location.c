@@ -17,6 +17,7 @@
 #include "memo.h"
 #include "protocol.h"
 #include "rma.h"
+#include "write_queue.h"
 
 /* Slot indices per rank stay below 2^35 (2^32 groups of 8). */
 #define SLOT_BITS 36
@@ -160,6 +161,8 @@ int rmadht_read_loc_batch(rmadht *t, size_t n, const rmadht_location *locs,
   if (!t) return RMADHT_ERR_ARG;
   if (n == 0) return RMADHT_OK;
   if (!locs || !values || !status) return RMADHT_ERR_ARG;
+  int qrc = wq_send(t);
+  if (qrc) return qrc;
   size_t ks = t->layout.key_size, vs = t->layout.value_size;
   for (size_t at = 0; at < n; at += BATCH_CHUNK) {
     size_t m = n - at < BATCH_CHUNK ? n - at : BATCH_CHUNK;
@@ -174,8 +177,10 @@ int rmadht_read_loc_batch(rmadht *t, size_t n, const rmadht_location *locs,
 int rmadht_read_loc(rmadht *t, const rmadht_location *loc, void *key,
                     void *value) {
   if (!t || !loc || !value) return RMADHT_ERR_ARG;
+  int rc = wq_send(t);
+  if (rc) return rc;
   int status;
-  int rc = read_chunk(t, 1, loc, key, value, &status);
+  rc = read_chunk(t, 1, loc, key, value, &status);
   return rc ? rc : status;
 }
 
@@ -183,7 +188,7 @@ int rmadht_clear(rmadht *t) {
   if (!t) return RMADHT_ERR_ARG;
   /* Every rank's puts are complete once every rank has flushed: the
      agreement doubles as the barrier. */
-  int rc = config_agree_rc(t->comm, t->proto->flush(t));
+  int rc = config_agree_rc(t->comm, rmadht_flush(t));
   if (rc) return rc;
   /* Claim words restart from 0: a copy taken before could match them
      again with other content. */

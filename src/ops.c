@@ -1,8 +1,13 @@
 /*
  * The public data operations: argument checks, chunking of batches, and
  * dispatch to the table's protocol.  Single calls are batches of one.
+ * Queued single writes (write_queue.h) go out before any call but a
+ * single write or read, which keeps every call ordered after them.
  */
 #include "batch.h"
+#include "write_queue.h"
+
+#include <string.h>
 
 #define CHECK_TABLE(t) \
   if (!(t)) return RMADHT_ERR_ARG
@@ -19,9 +24,8 @@ static int read_chunks(rmadht *t, size_t n, const unsigned char *keys,
   return RMADHT_OK;
 }
 
-/* Runs the write items src describes over n keys, chunk by chunk. */
-static int write_chunks(rmadht *t, size_t n, const unsigned char *keys,
-                        const struct write_src *src, int *status) {
+int ops_write(rmadht *t, size_t n, const unsigned char *keys,
+              const struct write_src *src, int *status) {
   for (size_t at = 0; at < n; at += BATCH_CHUNK) {
     size_t m = n - at < BATCH_CHUNK ? n - at : BATCH_CHUNK;
     struct write_src part = *src;
@@ -40,14 +44,31 @@ static int write_chunks(rmadht *t, size_t n, const unsigned char *keys,
 }
 
 static int write_one(rmadht *t, const void *key, const struct write_src *src) {
+  int rc = wq_send(t);
+  if (rc) return rc;
   int status;
-  int rc = write_chunks(t, 1, key, src, &status);
+  rc = ops_write(t, 1, key, src, &status);
   return rc ? rc : status;
+}
+
+/* A batch call sends the queue first. */
+static int write_batch(rmadht *t, size_t n, const unsigned char *keys,
+                       const struct write_src *src, int *status) {
+  int rc = wq_send(t);
+  return rc ? rc : ops_write(t, n, keys, src, status);
 }
 
 int rmadht_read(rmadht *t, const void *key, void *value) {
   CHECK_TABLE(t);
   if (!key || !value) return RMADHT_ERR_ARG;
+  /* This rank's own queued write: counted as the read of a hit. */
+  const unsigned char *queued = wq_find(t, key);
+  if (queued) {
+    memcpy(value, queued, t->layout.value_size);
+    t->stats.reads++;
+    t->stats.hits++;
+    return RMADHT_OK;
+  }
   int status;
   int rc = read_chunks(t, 1, key, value, &status);
   return rc ? rc : status;
@@ -56,6 +77,7 @@ int rmadht_read(rmadht *t, const void *key, void *value) {
 int rmadht_write(rmadht *t, const void *key, const void *value) {
   CHECK_TABLE(t);
   if (!key || !value) return RMADHT_ERR_ARG;
+  if (t->queue) return wq_push(t, key, value);
   struct write_src src = {.values = value};
   return write_one(t, key, &src);
 }
@@ -88,7 +110,8 @@ int rmadht_read_batch(rmadht *t, size_t n, const void *keys, void *values,
   CHECK_TABLE(t);
   if (n == 0) return RMADHT_OK;
   if (!keys || !values || !status) return RMADHT_ERR_ARG;
-  return read_chunks(t, n, keys, values, status);
+  int rc = wq_send(t);
+  return rc ? rc : read_chunks(t, n, keys, values, status);
 }
 
 int rmadht_write_batch(rmadht *t, size_t n, const void *keys,
@@ -97,7 +120,7 @@ int rmadht_write_batch(rmadht *t, size_t n, const void *keys,
   if (n == 0) return RMADHT_OK;
   if (!keys || !values || !status) return RMADHT_ERR_ARG;
   struct write_src src = {.values = values};
-  return write_chunks(t, n, keys, &src, status);
+  return write_batch(t, n, keys, &src, status);
 }
 
 int rmadht_write_batch_loc(rmadht *t, size_t n, const void *keys,
@@ -107,7 +130,7 @@ int rmadht_write_batch_loc(rmadht *t, size_t n, const void *keys,
   if (n == 0) return RMADHT_OK;
   if (!keys || !values || !status || !locs) return RMADHT_ERR_ARG;
   struct write_src src = {.values = values, .locs = locs};
-  return write_chunks(t, n, keys, &src, status);
+  return write_batch(t, n, keys, &src, status);
 }
 
 int rmadht_update_batch(rmadht *t, size_t n, const void *keys,
@@ -117,10 +140,11 @@ int rmadht_update_batch(rmadht *t, size_t n, const void *keys,
   if (n == 0) return RMADHT_OK;
   if (!keys || !fn || !status) return RMADHT_ERR_ARG;
   struct write_src src = {.fn = fn, .arg = arg, .locs = locs};
-  return write_chunks(t, n, keys, &src, status);
+  return write_batch(t, n, keys, &src, status);
 }
 
 int rmadht_flush(rmadht *t) {
   CHECK_TABLE(t);
-  return t->proto->flush(t);
+  int rc = wq_send(t);
+  return rc ? rc : t->proto->flush(t);
 }

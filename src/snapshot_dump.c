@@ -180,7 +180,7 @@ int rmadht_dump(rmadht *t, const char *path) {
   /* Quiescent by contract: once every rank has completed its own writes
      (flush) and passed the agreement, which doubles as a barrier, no put
      is in flight to anyone's window. */
-  rc = snap_agree(t->comm, t->proto->flush(t));
+  rc = snap_agree(t->comm, rmadht_flush(t));
   if (rc) return rc;
 
   struct live lv = {NULL, 0};

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "progress.h"
 #include "rma.h"
+#include "write_queue.h"
 
 static const struct protocol *protocol_of(const rmadht *t) {
   if (t->peer) return &rmadht_node_local_protocol;
@@ -184,6 +185,7 @@ static void destroy(rmadht *t) {
   if (t->pending) pending_destroy(t->pending);
   free(t->pending);
   scratch_destroy(t);
+  wq_destroy(t);
   free(t->peer);
   free(t->per_block);
   free(t);
@@ -258,10 +260,15 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
     return rc;
   }
   t->proto = protocol_of(t);
+  int qrc = RMADHT_OK;
   if (t->peer) { /* writes complete at once: nothing is left pending */
     pending_destroy(t->pending);
     free(t->pending);
     t->pending = NULL;
+  } else if (cfg->write_queue) {
+    /* A write on the node-local path waits for no round trip: only the
+       RMA path queues them. */
+    qrc = wq_create(t, (size_t)cfg->write_queue);
   }
   /* The locked modes open their epochs per operation; the others keep one
      passive-target epoch to every rank for the table's lifetime. */
@@ -277,7 +284,7 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
     int prc = progress_start(t, (unsigned)cfg->progress_us);
     if (!rc) rc = prc;
   }
-  rc = config_agree_rc(comm, rc);
+  rc = config_agree_rc(comm, rc ? rc : qrc);
   if (rc) {
     if (locked) MPI_Win_unlock_all(t->win); /* no epoch may outlive it */
     destroy(t);
@@ -291,7 +298,7 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
 int rmadht_free(rmadht **tp) {
   if (!tp || !*tp) return RMADHT_ERR_ARG;
   rmadht *t = *tp;
-  int rc = t->proto->flush(t);
+  int rc = rmadht_flush(t);
   if (t->mode != RMADHT_COARSE_LOCK) {
     int urc = rmadht_mpi(MPI_Win_unlock_all(t->win));
     if (!rc) rc = urc;

@@ -139,13 +139,15 @@ typedef struct {
 static int Table_init(TableObject *self, PyObject *args, PyObject *kw) {
   static char *names[] = {"comm", "key_size", "value_size", "bytes_per_rank",
                           "mode", "node_local", "progress_us", "gather",
-                          NULL};
+                          "write_queue", NULL};
   long long comm;
   Py_ssize_t key_size, value_size, bytes;
   int mode, node_local, progress_us = 0, gather = RMADHT_GATHER_AUTO;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "Lnnnii|ii", names, &comm,
+  int write_queue = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "Lnnnii|iii", names, &comm,
                                    &key_size, &value_size, &bytes, &mode,
-                                   &node_local, &progress_us, &gather))
+                                   &node_local, &progress_us, &gather,
+                                   &write_queue))
     return -1;
   if (self->t) {
     PyErr_SetString(PyExc_RuntimeError, "Table is already open");
@@ -162,6 +164,7 @@ static int Table_init(TableObject *self, PyObject *args, PyObject *kw) {
   cfg.node_local = node_local;
   cfg.progress_us = progress_us;
   cfg.gather = gather;
+  cfg.write_queue = write_queue;
   int rc = rmadht_create(comm_from_f(comm), &cfg, &self->t);
   if (rc != RMADHT_OK) {
     raise_code(rc);

@@ -43,6 +43,13 @@ class Table(CollectiveHandle):
     node, where a plain get is cheap and a derived datatype is not.  It
     changes only this rank's messages, so it may differ between ranks.
 
+    ``write_queue=N`` (0..4096) lets :meth:`write` queue up to N writes on
+    the RMA path and send them as one batch when the queue is full, at
+    :meth:`flush` and before any other call but :meth:`read` (which finds
+    this rank's queued writes): between hosts a single write then waits for
+    no round trip.  A queued write returns False (no eviction is reported
+    for it).  It may differ between ranks.
+
     Use it as a context manager so that it is closed on every rank::
 
         with rmadht.Table(MPI.COMM_WORLD, key_size=80, value_size=104) as t:
@@ -61,7 +68,8 @@ class Table(CollectiveHandle):
     def __init__(self, comm: MPI.Intracomm, key_size: int, value_size: int,
                  *, bytes_per_rank: int = 64 << 20,
                  mode: str = "lockfree", node_local: bool = True,
-                 progress_us: int = 0, gather: str = "auto") -> None:
+                 progress_us: int = 0, gather: str = "auto",
+                 write_queue: int = 0) -> None:
         handle = comm_handle(comm)
 
         def check() -> int:
@@ -75,6 +83,13 @@ class Table(CollectiveHandle):
             if not 0 <= progress_us <= 1000000:
                 raise ValueError(
                     f"progress_us must be 0..1000000, got {progress_us}")
+            if isinstance(write_queue, bool) or not isinstance(write_queue,
+                                                               int):
+                raise TypeError(
+                    f"write_queue must be an int, got {write_queue!r}")
+            if not 0 <= write_queue <= 4096:
+                raise ValueError(
+                    f"write_queue must be 0..4096, got {write_queue}")
             check_sizes(key_size=key_size, value_size=value_size,
                         bytes_per_rank=bytes_per_rank)
             return mode_number(mode), gather_number(gather)
@@ -85,7 +100,7 @@ class Table(CollectiveHandle):
         self.value_size = int(value_size)
         self._h = _core.Table(handle, self.key_size, self.value_size,
                               int(bytes_per_rank), mode_no, int(node_local),
-                              int(progress_us), gather_no)
+                              int(progress_us), gather_no, int(write_queue))
 
     # -- single items -----------------------------------------------------
 

@@ -6,7 +6,8 @@
 # and MPICH: RUNS (default 3) runs of each back to back, alternating, then
 # the median Mops/s, round trips and bytes got per operation of the
 # write, read and cache phases (rmadht-bench --rma --mode lockfree --batch
-# 1 --scale 0.2, and the reference's driver on the same keys).  JSON lines
+# 1 --scale 0.2, without and with a write queue of 64, and the reference's
+# driver on the same keys).  JSON lines
 # in bench-results/single/.  docs/benchmarks/single-operations.md.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,27 +45,32 @@ for mpi in openmpi mpich; do
   : > "$out/$mpi.jsonl"
   for r in $(seq "$runs"); do
     run 3 120 "$drivers/rmadht-reference-driver-nolock" lockfree 100000 >> "$out/$mpi.jsonl"
-    run 6 240 "$root/$build/$mpi/bench/rmadht-bench" --rma --mode lockfree --dist uniform \
-      --batch 1 --scale 0.2 | sed 's/^{/{"implementation": "rmadht", /' >> "$out/$mpi.jsonl"
+    for q in 0 64; do
+      run 6 240 "$root/$build/$mpi/bench/rmadht-bench" --rma --mode lockfree --dist uniform \
+        --batch 1 --scale 0.2 --write-queue $q |
+        sed 's/^{/{"implementation": "rmadht", /' >> "$out/$mpi.jsonl"
+    done
   done
 done
 rm -f "$log"
 uptime
 python3 - "$out" <<'EOF'
 import json, statistics, sys
-print("| MPI | phase | reference Mops/s | rmadht Mops/s | rmadht / reference "
-      "| round trips/op (ref, rmadht) | bytes got/op (ref, rmadht) |")
+print("| MPI | phase | reference Mops/s | rmadht Mops/s | rmadht, write queue 64 "
+      "| round trips/op (ref, rmadht, queue) | bytes got/op (ref, rmadht) |")
 print("|---|---|---|---|---|---|---|")
 for mpi in ("openmpi", "mpich"):
     rows = [json.loads(l) for l in open(f"{sys.argv[1]}/{mpi}.jsonl")]
     for phase in ("write", "read", "cache"):
         got = {}
-        for impl in ("reference", "rmadht"):
-            rs = [r for r in rows if r["implementation"] == impl and r["phase"] == phase]
-            got[impl] = (statistics.median(r["mops"] for r in rs),
-                         statistics.median(r["round_trips_per_op"] for r in rs),
-                         statistics.median(r["bytes_got_per_op"] for r in rs), len(rs))
-        ref, own = got["reference"], got["rmadht"]
-        print(f"| {mpi} | {phase} | {ref[0]:.3f} | {own[0]:.3f} | {own[0] / ref[0]:.2f}x "
-              f"| {ref[1]:.2f}, {own[1]:.2f} | {ref[2]:.0f}, {own[2]:.0f} |")
+        for impl, queue in (("reference", 0), ("rmadht", 0), ("rmadht", 64)):
+            rs = [r for r in rows if r["implementation"] == impl and r["phase"] == phase
+                  and r.get("write_queue", 0) == queue]
+            got[impl, queue] = (statistics.median(r["mops"] for r in rs),
+                                statistics.median(r["round_trips_per_op"] for r in rs),
+                                statistics.median(r["bytes_got_per_op"] for r in rs))
+        ref, own, q = got["reference", 0], got["rmadht", 0], got["rmadht", 64]
+        print(f"| {mpi} | {phase} | {ref[0]:.3f} | {own[0]:.3f} ({own[0] / ref[0]:.2f}x) "
+              f"| {q[0]:.3f} ({q[0] / ref[0]:.2f}x) | {ref[1]:.2f}, {own[1]:.2f}, {q[1]:.2f} "
+              f"| {ref[2]:.0f}, {own[2]:.0f} |")
 EOF

@@ -116,6 +116,23 @@ def test_every_gathering_reads_what_was_written(comm, first):
     assert one == [bytes(v) for v in want[:: 17]]
 
 
+def test_write_queue_sends_at_flush(comm):
+    # Queued writes: read back at once by their rank, counted once sent,
+    # and read by every rank after flush.
+    with rmadht.Table(comm, key_size=KS, value_size=VS, bytes_per_rank=1 << 20,
+                      node_local=False, write_queue=16) as t:
+        for i in range(10):
+            assert t.write(key(comm.rank, i), value(comm.rank, i)) is False
+        assert t.read(key(comm.rank, 3)) == value(comm.rank, 3)
+        assert t.stats()["writes"] == 0
+        t.flush()
+        assert t.stats()["writes"] == 10
+        comm.Barrier()
+        for r in range(comm.size):
+            for i in range(10):
+                assert t.read(key(r, i)) == value(r, i)
+
+
 def test_stats_are_the_c_fields(comm):
     with table(comm) as t:
         t.write(key(comm.rank, 1), value(comm.rank, 1))
@@ -159,6 +176,10 @@ def test_bad_arguments_raise(comm):
         rmadht.Table(comm, KS, VS, gather="one")
     with pytest.raises(TypeError, match="gather"):
         rmadht.Table(comm, KS, VS, gather=1)
+    with pytest.raises(ValueError, match="write_queue must be 0..4096"):
+        rmadht.Table(comm, KS, VS, write_queue=4097)
+    with pytest.raises(TypeError, match="write_queue"):
+        rmadht.Table(comm, KS, VS, write_queue=True)
     with pytest.raises(TypeError, match="Intracomm"):
         rmadht.Table("world", KS, VS)
     with pytest.raises(ValueError, match="COMM_NULL"):
