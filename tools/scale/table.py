@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """table.py SCALE.JSONL [--plot PNG]: the simulated runs (run.sh) as a
 table of per-rank throughput (thousand operations per second per rank)
-against ranks, one row per implementation, profile, mode, batch,
-distribution and phase; then the simulations' wall clock and peak memory
+against ranks, one row per implementation, profile, mode, batch (and
+write queue, if any), distribution and phase; then the simulations' wall clock and peak memory
 per rank count.  --plot draws per-rank throughput of reads and writes
 against ranks (matplotlib)."""
 import collections
 import json
 import sys
+
+
+def batch(r):
+    """The batch size, and the write queue where there is one."""
+    q = r.get("write_queue", 0)
+    return f"{r['batch']}, queue {q}" if q else str(r["batch"])
 
 
 def main():
@@ -17,7 +23,7 @@ def main():
     ranks = sorted({r["ranks"] for r in rows})
     cell = collections.OrderedDict()
     for r in rows:
-        key = (r.get("implementation", "rmadht"), r["profile"], r["mode"], r["batch"],
+        key = (r.get("implementation", "rmadht"), r["profile"], r["mode"], batch(r),
                r["distribution"], r["phase"])
         kops = r["mops"] * 1e3 / r["ranks"]
         mark = "" if r.get("ok", True) else " LOST"
@@ -32,7 +38,7 @@ def main():
     print("| ranks | runs | wall clock per run (s), max | peak memory (MB), max |")
     print("|---|---|---|---|")
     for n in ranks:
-        runs = {(r.get("implementation", "rmadht"), r["profile"], r["mode"], r["batch"]): r
+        runs = {(r.get("implementation", "rmadht"), r["profile"], r["mode"], batch(r)): r
                 for r in rows if r["ranks"] == n}
         print(f"| {n} | {len(runs)} | {max(r['wall_seconds'] for r in runs.values())} | "
               f"{max(r['peak_kb'] for r in runs.values()) // 1024} |")
@@ -49,7 +55,7 @@ def plot(rows, png):
         if r["phase"] in ("read", "write") and r["mode"] == "lockfree" \
                 and r["distribution"] == "uniform":
             s = (f"{r.get('implementation', 'rmadht')} {r['profile']} {r['phase']}"
-                 f" batch {r['batch']}")
+                 f" batch {batch(r)}")
             series[s][r["ranks"]] = r["mops"] * 1e3 / r["ranks"]
     fig, ax = plt.subplots(figsize=(9, 6))
     for s, by in series.items():
