@@ -50,28 +50,34 @@ def plot(rows, png):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    # Colour: the table and how it is called; line: the phase; marker: the
+    # network profile.
     series = collections.defaultdict(dict)
     for r in rows:
         if r["phase"] in ("read", "write") and r["mode"] == "lockfree" \
                 and r["distribution"] == "uniform":
-            s = (f"{r.get('implementation', 'rmadht')} {r['profile']} {r['phase']}"
-                 f" batch {batch(r)}")
+            s = (r.get("implementation", "rmadht"), batch(r), r["phase"], r["profile"])
             series[s][r["ranks"]] = r["mops"] * 1e3 / r["ranks"]
-    fig, ax = plt.subplots(figsize=(9, 6))
-    for s, by in series.items():
+    colours = {}
+    palette = ["black", "tab:blue", "tab:green", "tab:red", "tab:purple", "tab:orange"]
+    fig, ax = plt.subplots(figsize=(10, 6))
+    for (impl, b, phase, prof), by in sorted(series.items()):
+        c = colours.setdefault((impl, b), palette[len(colours) % len(palette)])
         x = sorted(by)
-        ax.plot(x, [by[n] for n in x], marker="o", label=s,
-                linestyle="--" if "eth" in s else "-")
+        ax.plot(x, [by[n] for n in x], color=c, marker="o" if prof == "ib" else "s",
+                linestyle="-" if phase == "read" else "--",
+                label=f"{impl}, batch {b}: {phase}, {prof}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xticks(sorted({n for by in series.values() for n in by}))
     ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
     ax.set_xlabel("ranks (one per host, simulated)")
     ax.set_ylabel("thousand operations / s per rank")
-    ax.set_title("rmadht and the reference (MPI-DHT), lock-free, uniform keys: "
-                 "SMPI fat trees", fontsize=10)
-    ax.legend(fontsize=8, loc="lower left")
+    ax.set_title("lock-free, uniform keys, SMPI fat trees (ib: 2 us, eth: 30 us round trip); "
+                 "reads solid, writes dashed", fontsize=9)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     fig.savefig(png, dpi=100)
+
 
 main()
