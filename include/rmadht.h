@@ -130,17 +130,17 @@ typedef struct rmadht_config {
      of a derived datatype far more.  Only this rank's messages depend on
      it, so it may differ between ranks. */
   int gather;
-  /* 0 (default): rmadht_write returns once its write is complete.
+  /* 0 (default): rmadht_write sends its write before it returns.
      1..4096: on the RMA path, rmadht_write queues up to that many writes
      and sends them as one batch when the queue is full, at rmadht_flush,
-     and before any other call but rmadht_read (which finds this rank's
-     queued writes) and rmadht_get_stats; a queued write returns RMADHT_OK,
-     never RMADHT_EVICTED (evictions are counted when it is sent), and
-     an error of a queued item is returned by the call that sent it.
-     Between hosts a single write waits for 2-3 round trips and a batch
-     for about as many in all.  Only this rank's writes depend on it, so it
-     may differ between ranks.  See docs/explanation/design.md, "Queued
-     writes". */
+     and before any other call that reads, writes or empties the table but
+     rmadht_read, which finds this rank's queued writes.  A queued write
+     returns RMADHT_OK, never RMADHT_EVICTED; it is counted in the stats
+     (evictions too) once sent, and an error of a queued item is returned
+     by the call that sent it.  Between hosts a single write waits for 2-3
+     round trips, a batch for about as many in all.  Only this rank's
+     writes depend on it, so it may differ between ranks.  See
+     docs/explanation/design.md, "Queued writes". */
   int write_queue;
 } rmadht_config;
 

@@ -32,8 +32,9 @@ const unsigned char *wq_find(const rmadht *t, const void *key);
 
 /* Sends every queued write as one write batch and empties the queue:
    RMADHT_OK (also with no queue), an error of the batch, or else the first
-   error an item met.  Every call but rmadht_write, rmadht_read and
-   rmadht_get_stats sends the queue before it does anything else. */
+   error an item met.  Every call that reads, writes or empties the table
+   sends the queue before anything else, but rmadht_write and rmadht_read,
+   which finds this rank's queued writes. */
 int wq_send(rmadht *t);
 
 #endif

@@ -45,9 +45,9 @@ class Table(CollectiveHandle):
 
     ``write_queue=N`` (0..4096) lets :meth:`write` queue up to N writes on
     the RMA path and send them as one batch when the queue is full, at
-    :meth:`flush` and before any other call but :meth:`read` (which finds
-    this rank's queued writes): between hosts a single write then waits for
-    no round trip.  A queued write returns False (no eviction is reported
+    :meth:`flush` and before any other call that reads, writes or empties
+    the table but :meth:`read` (which finds this rank's queued writes):
+    between hosts a single write then waits for no round trip.  A queued write returns False (no eviction is reported
     for it).  It may differ between ranks.
 
     Use it as a context manager so that it is closed on every rank::
