@@ -4,7 +4,7 @@
  * rmadht meets, worked around for the simulated benchmark only: this file
  * is linked into the programs tools/scale/build.sh makes with smpicc, and
  * nothing of it reaches the library.  Each fault has a small program in
- * tools/scale/faults/ that shows it (tools/scale/faults/run.sh).
+ * tools/scale/faults/ that shows it (build.sh makes it as fault-NAME).
  *
  * 1. MPI_Compare_and_swap is not atomic (faults/cas.c: 4 ranks x 100
  *    increments by compare-and-swap leave fewer than 400).  SMPI takes the
@@ -30,10 +30,14 @@
  *    both collectively (rmadht_create, rmadht_free).
  *
  * Two more need no code: MPI_Win_shared_query returns one base for every
- * rank (faults/shared_query.c), so the node-local path cannot be simulated
+ * rank (SMPI's source), so the node-local path cannot be simulated
  * and the benchmark runs with --rma; and an MPI_Iprobe costs 100 us of
  * simulated time by default (smpi/iprobe), which rmadht's backoff pays per
- * turn: tools/scale/run.sh sets it to a realistic cost.
+ * turn: tools/scale/run.sh sets it to a realistic cost.  One is not worked
+ * around: an exclusive MPI_Win_lock does not keep other ranks out between
+ * a get and a put (faults/lock_update.c), so the coarse mode's updates
+ * lose increments in the simulation, whose coarse-mode figures are not
+ * comparable anyway (docs/benchmarks/scale.md).
  */
 #include "smpi_fixes.h"
 
