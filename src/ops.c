@@ -43,19 +43,17 @@ int ops_write(rmadht *t, size_t n, const unsigned char *keys,
   return RMADHT_OK;
 }
 
-static int write_one(rmadht *t, const void *key, const struct write_src *src) {
-  int rc = wq_send(t);
-  if (rc) return rc;
-  int status;
-  rc = ops_write(t, 1, key, src, &status);
-  return rc ? rc : status;
-}
-
-/* A batch call sends the queue first. */
+/* Every write call but a queued rmadht_write sends the queue first. */
 static int write_batch(rmadht *t, size_t n, const unsigned char *keys,
                        const struct write_src *src, int *status) {
   int rc = wq_send(t);
   return rc ? rc : ops_write(t, n, keys, src, status);
+}
+
+static int write_one(rmadht *t, const void *key, const struct write_src *src) {
+  int status;
+  int rc = write_batch(t, 1, key, src, &status);
+  return rc ? rc : status;
 }
 
 int rmadht_read(rmadht *t, const void *key, void *value) {

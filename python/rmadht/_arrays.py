@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_matrix", "as_bytes", "check_sizes", "MODES", "mode_number",
+__all__ = ["as_matrix", "as_bytes", "check_sizes", "check_range", "MODES",
+           "mode_number",
            "GATHERS", "gather_number"]
 
 #: Table modes by name, as rmadht_mode_name() prints them.
@@ -29,6 +30,14 @@ def check_sizes(**sizes: Any) -> None:
             raise TypeError(f"{name} must be an int, got {v!r}")
         if v <= 0:
             raise ValueError(f"{name} must be positive, got {v}")
+
+
+def check_range(name: str, v: Any, lo: int, hi: int) -> None:
+    """v is an int (bools refused) in lo..hi."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"{name} must be an int, got {v!r}")
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} must be {lo}..{hi}, got {v}")
 
 
 def _enum_number(what: str, names: dict[str, int], value: Any) -> int:

@@ -9,7 +9,8 @@ from typing import Any, Dict, Optional, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._arrays import as_bytes, as_matrix, check_sizes, gather_number, mode_number
+from ._arrays import (as_bytes, as_matrix, check_range, check_sizes,
+                      gather_number, mode_number)
 from ._lifetime import CollectiveHandle
 from ._mpi import MPI, agreed, comm_handle
 
@@ -76,20 +77,8 @@ class Table(CollectiveHandle):
             if not isinstance(node_local, bool):
                 raise TypeError(
                     f"node_local must be a bool, got {node_local!r}")
-            if isinstance(progress_us, bool) or not isinstance(progress_us,
-                                                               int):
-                raise TypeError(
-                    f"progress_us must be an int, got {progress_us!r}")
-            if not 0 <= progress_us <= 1000000:
-                raise ValueError(
-                    f"progress_us must be 0..1000000, got {progress_us}")
-            if isinstance(write_queue, bool) or not isinstance(write_queue,
-                                                               int):
-                raise TypeError(
-                    f"write_queue must be an int, got {write_queue!r}")
-            if not 0 <= write_queue <= 4096:
-                raise ValueError(
-                    f"write_queue must be 0..4096, got {write_queue}")
+            check_range("progress_us", progress_us, 0, 1000000)
+            check_range("write_queue", write_queue, 0, 4096)
             check_sizes(key_size=key_size, value_size=value_size,
                         bytes_per_rank=bytes_per_rank)
             return mode_number(mode), gather_number(gather)
