@@ -12,10 +12,10 @@ import sys
 
 BENCH = ("mode", "path", "distribution", "phase", "batch", "mops",
          "round_trips_per_op", "hit_rate", "evictions", "checksum_retries")
-HOSTS = ("implementation", "mode", "batch", "ranks_per_host", "phase", "mops",
-         "round_trips_per_op", "gets_per_op", "bytes_got_per_op",
-         "puts_per_op", "bytes_put_per_op", "atomics_per_op", "locks_per_op",
-         "remote_share", "load_average")
+HOSTS = ("implementation", "mode", "batch", "write_queue", "ranks_per_host",
+         "phase", "mops", "round_trips_per_op", "gets_per_op",
+         "bytes_got_per_op", "puts_per_op", "bytes_put_per_op",
+         "atomics_per_op", "locks_per_op", "remote_share", "load_average")
 MPIS = ("openmpi", "mpich")
 PHASES = ("write", "read", "mixed", "cache")
 
@@ -45,7 +45,7 @@ def summary(paths):
             if "mops" not in row or row.get("one_node"):
                 continue
             what = (row["implementation"], row["mode"], row["batch"],
-                    row.get("ranks_per_host", 1))
+                    row.get("write_queue", 0), row.get("ranks_per_host", 1))
             if what not in speed:
                 order.append(what)
                 speed[what] = {}
@@ -54,15 +54,15 @@ def summary(paths):
             if mpi == "openmpi" and row["phase"] in ("read", "write"):
                 traffic[what + (row["phase"],)] = row
     print("\nMops/s summed over ranks (load average at the start of the run)\n")
-    head = ["implementation", "mode", "batch", "ranks/host"] + [
+    head = ["implementation", "mode", "batch", "write queue", "ranks/host"] + [
         f"{m} {p}" for m in MPIS for p in PHASES]
-    table(head, ([i, mo, str(b), str(r)] + [
-        speed[(i, mo, b, r)].get((m, p), "") for m in MPIS for p in PHASES]
-        for i, mo, b, r in order))
+    table(head, ([*map(str, what)] + [
+        speed[what].get((m, p), "") for m in MPIS for p in PHASES]
+        for what in order))
     print("\nPer operation (Open MPI runs): round trips, gets, bytes got, "
           "puts, bytes put, atomics, bytes they carry, locks\n")
-    head = ["implementation", "mode", "batch", "ranks/host", "phase",
-            "round trips", "gets", "bytes got", "puts", "bytes put",
+    head = ["implementation", "mode", "batch", "write queue", "ranks/host",
+            "phase", "round trips", "gets", "bytes got", "puts", "bytes put",
             "atomics", "atomic bytes", "locks"]
     body = []
     for what in order:

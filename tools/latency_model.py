@@ -52,7 +52,7 @@ def rows(path):
 
 def key(row):
     return (row.get("implementation", "rmadht"), row["mode"], row["batch"],
-            row["phase"])
+            row.get("write_queue", 0), row["phase"])
 
 
 def testbed(cost):
@@ -107,9 +107,9 @@ def main():
         print(f"\n{mpi}: test bed L = {latency:.1f} us, g = {g:.2f} us, "
               f"b = {block:.2f} us, BW = {bw / 1e3:.2f} GB/s "
               f"(rmadht-rma-cost between hosts)\n")
-        head = ["implementation", "mode", "batch", "phase", "round trips",
-                "messages", "further blocks", "KB", "cpu us (1 node)",
-                "measured Mops/s", "model Mops/s"]
+        head = ["implementation", "mode", "batch", "write queue", "phase",
+                "round trips", "messages", "further blocks", "KB",
+                "cpu us (1 node)", "measured Mops/s", "model Mops/s"]
         for name, lat, _, _ in CLASSES:
             head.append(f"{name} {lat:g} us: us/op, Mops/s per rank")
         print("| " + " | ".join(head) + " |")
@@ -126,10 +126,10 @@ def main():
             model = cpu + network(row, latency, g, block, bw, share)
             trips, messages, blocks, data = traffic(row)
             cells = [row.get("implementation", "rmadht"), row["mode"],
-                     str(row["batch"]), row["phase"], f"{trips:.3f}",
-                     f"{messages:.3f}", f"{blocks:.2f}", f"{data / 1e3:.2f}",
-                     f"{cpu:.2f}", f"{ranks / us_per_op(row):.3f}",
-                     f"{ranks / model:.3f}"]
+                     str(row["batch"]), str(row.get("write_queue", 0)),
+                     row["phase"], f"{trips:.3f}", f"{messages:.3f}",
+                     f"{blocks:.2f}", f"{data / 1e3:.2f}", f"{cpu:.2f}",
+                     f"{ranks / us_per_op(row):.3f}", f"{ranks / model:.3f}"]
             for _, lat, gap, width in CLASSES:
                 t = cpu + network(row, lat, g if gap is None else gap,
                                   block if gap is None else gap, width, 1)

@@ -2,7 +2,8 @@
 # bench.sh BUILD [ARGS...]: rmadht's speed between two emulated hosts
 # (hosts.sh), under Open MPI (osc/pt2pt) and MPICH.  1 rank per host:
 # rmadht-bench --rma for every mode, single calls and --batch 128, uniform
-# keys, then rmadht-rma-cost; 2 ranks per host (every mode, single and
+# keys, lock-free single calls also with a write queue of 64, then
+# rmadht-rma-cost; 2 ranks per host (every mode, single and
 # batch), oversubscribed: 4 busy-polling ranks on a 2-core machine, with
 # --scale $RMADHT_BENCH_OVERSUBSCRIBED_SCALE (0.02 under Open MPI, 0.002
 # under MPICH, whose ranks cannot yield the cores).  ARGS go to every
@@ -122,11 +123,17 @@ for mpi in openmpi mpich; do
   fi
   for mode in lockfree fine coarse; do
     for batch in 1 128; do
-      start=$SECONDS
-      run "$out/$mpi.jsonl" 6 1 "$bench" --rma --mode "$mode" --dist uniform \
-        --batch "$batch" "${args[@]}"
-      one_node "$out/$mpi-one-node.jsonl" "$bench" --rma --mode "$mode" \
-        --dist uniform --batch "$batch" "${args[@]}"
+      # Single lock-free writes also queued, as a cache that does not batch
+      # would run them (design.md "Queued writes").
+      queues=(0)
+      [ "$mode/$batch" = lockfree/1 ] && queues=(0 64)
+      for queue in "${queues[@]}"; do
+        start=$SECONDS
+        run "$out/$mpi.jsonl" 6 1 "$bench" --rma --mode "$mode" --dist uniform \
+          --batch "$batch" --write-queue "$queue" "${args[@]}"
+        one_node "$out/$mpi-one-node.jsonl" "$bench" --rma --mode "$mode" \
+          --dist uniform --batch "$batch" --write-queue "$queue" "${args[@]}"
+      done
     done
   done
   start=$SECONDS
@@ -136,7 +143,7 @@ for mpi in openmpi mpich; do
   for mode in lockfree fine coarse; do
     for batch in 1 128; do
       start=$SECONDS
-      limit=120 run "$out/$mpi-oversubscribed.jsonl" 6 2 "$bench" --rma --mode "$mode" \
+      limit=240 run "$out/$mpi-oversubscribed.jsonl" 6 2 "$bench" --rma --mode "$mode" \
         --dist uniform --batch "$batch" "${args[@]}" --scale "${oversubscribed_scale[$mpi]}"
     done
   done

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# single.sh BUILD REFERENCE-SRC [RUNS]: single lock-free operations between
-# two emulated hosts (hosts.sh), rmadht against the reference (MPI-DHT
-# nolock, a checkout of sobc/MPI-DHT at REFERENCE-SRC, built by
-# bench/reference/build.sh), 1 rank per host, under Open MPI (osc/pt2pt)
-# and MPICH: RUNS (default 3) runs of each back to back, alternating, then
-# the median Mops/s, round trips and bytes got per operation of the
-# write, read and cache phases (rmadht-bench --rma --mode lockfree --batch
-# 1 --scale 0.2, without and with a write queue of 64, and the reference's
-# driver on the same keys).  JSON lines
-# in bench-results/single/.  docs/benchmarks/single-operations.md.
+# single.sh BUILD REFERENCE-SRC [RUNS [PPN]]: single lock-free operations
+# between two emulated hosts (hosts.sh), rmadht against the reference
+# (MPI-DHT nolock, a checkout of sobc/MPI-DHT at REFERENCE-SRC, built by
+# bench/reference/build.sh), PPN ranks per host (default 1), under Open MPI
+# (osc/pt2pt) and MPICH: RUNS (default 3) runs of each back to back,
+# alternating, then the median Mops/s, round trips and bytes got per
+# operation of the write, read and cache phases (rmadht-bench --rma --mode
+# lockfree --batch 1 --scale 0.2, without and with a write queue of 64,
+# and the reference's driver on the same keys).  At 2 ranks per host, 4
+# busy-polling ranks share this machine's 2 cores: Open MPI's ranks yield
+# when idle and run a tenth of the operations, MPICH's cannot yield and run
+# a hundredth.  JSON lines in bench-results/single/.
+# docs/benchmarks/single-operations.md.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$1 src=$2 runs=${3:-3}
+build=$1 src=$2 runs=${3:-3} ppn=${4:-1}
 hosts=$here/hosts.sh
 why=$("$hosts" can) || { echo "SKIP single operations between hosts: $why"; exit 0; }
 export RMADHT_HOSTS_SET=${RMADHT_HOSTS_SET:-rmadht-single}
@@ -28,7 +31,7 @@ uptime
 log=$(mktemp)
 run() {
   local need=$1 secs=$2; shift 2
-  "$hosts" run "$mpi" 1 "$secs" "$@" > "$log" 2> /dev/null &
+  "$hosts" run "$mpi" "$ppn" "$secs" "$@" > "$log" 2> /dev/null &
   local pid=$! waited=0
   while kill -0 "$pid" 2> /dev/null; do
     sleep 1
@@ -41,26 +44,35 @@ run() {
 for mpi in openmpi mpich; do
   drivers=$root/$build/$mpi/reference
   bash "$root/bench/reference/build.sh" "$src" "$mpi" "$drivers" || exit 1
+  scale=0.2
+  if [ "$ppn" -gt 1 ]; then
+    scale=0.002
+    [ "$mpi" = openmpi ] && scale=0.02
+  fi
   [ "$mpi" = openmpi ] && export RMADHT_HOSTS_OMPI_ARGS="--mca osc sm,pt2pt"
-  : > "$out/$mpi.jsonl"
+  [ "$mpi" = openmpi ] && [ "$ppn" -gt 1 ] && RMADHT_HOSTS_OMPI_ARGS+=" --mca mpi_yield_when_idle 1"
+  file=$out/$mpi-$ppn-per-host.jsonl
+  : > "$file"
   for r in $(seq "$runs"); do
-    run 3 120 "$drivers/rmadht-reference-driver-nolock" lockfree 100000 >> "$out/$mpi.jsonl"
+    run 3 120 "$drivers/rmadht-reference-driver-nolock" lockfree \
+      "$(awk -v s="$scale" 'BEGIN { printf "%d", 500000 * s }')" >> "$file"
     for q in 0 64; do
       run 6 240 "$root/$build/$mpi/bench/rmadht-bench" --rma --mode lockfree --dist uniform \
-        --batch 1 --scale 0.2 --write-queue $q |
-        sed 's/^{/{"implementation": "rmadht", /' >> "$out/$mpi.jsonl"
+        --batch 1 --scale "$scale" --write-queue $q |
+        sed 's/^{/{"implementation": "rmadht", /' >> "$file"
     done
   done
 done
 rm -f "$log"
 uptime
-python3 - "$out" <<'EOF'
+python3 - "$out" "$ppn" <<'EOF'
 import json, statistics, sys
+print(f"{sys.argv[2]} rank(s) per host, medians\n")
 print("| MPI | phase | reference Mops/s | rmadht Mops/s | rmadht, write queue 64 "
       "| round trips/op (ref, rmadht, queue) | bytes got/op (ref, rmadht) |")
 print("|---|---|---|---|---|---|---|")
 for mpi in ("openmpi", "mpich"):
-    rows = [json.loads(l) for l in open(f"{sys.argv[1]}/{mpi}.jsonl")]
+    rows = [json.loads(l) for l in open(f"{sys.argv[1]}/{mpi}-{sys.argv[2]}-per-host.jsonl")]
     for phase in ("write", "read", "cache"):
         got = {}
         for impl, queue in (("reference", 0), ("rmadht", 0), ("rmadht", 64)):
