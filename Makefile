@@ -148,7 +148,7 @@ demo: venv-openmpi
 bench: build-openmpi build-mpich
 	@bash tools/bench.sh $(BUILD)
 
-# rmadht between two emulated hosts (tools/hosts/bench.sh), about 10
+# rmadht between two emulated hosts (tools/hosts/bench.sh), about 25
 # minutes: every mode on RMA, single and batch, under Open MPI (osc/pt2pt)
 # and MPICH; JSON lines in bench-results/hosts/.  Not part of `make test`.
 # BENCH_HOSTS_ARGS go to every rmadht-bench run.

@@ -78,11 +78,11 @@ for mpi in ("openmpi", "mpich"):
         for impl, queue in (("reference", 0), ("rmadht", 0), ("rmadht", 64)):
             rs = [r for r in rows if r["implementation"] == impl and r["phase"] == phase
                   and r.get("write_queue", 0) == queue]
-            got[impl, queue] = (statistics.median(r["mops"] for r in rs),
+            got[impl, queue] = (statistics.median(r["ops"] / r["seconds"] / 1e6 for r in rs),
                                 statistics.median(r["round_trips_per_op"] for r in rs),
                                 statistics.median(r["bytes_got_per_op"] for r in rs))
         ref, own, q = got["reference", 0], got["rmadht", 0], got["rmadht", 64]
-        print(f"| {mpi} | {phase} | {ref[0]:.3f} | {own[0]:.3f} ({own[0] / ref[0]:.2f}x) "
-              f"| {q[0]:.3f} ({q[0] / ref[0]:.2f}x) | {ref[1]:.2f}, {own[1]:.2f}, {q[1]:.2f} "
+        print(f"| {mpi} | {phase} | {ref[0]:.3g} | {own[0]:.3g} ({own[0] / ref[0]:.2f}x) "
+              f"| {q[0]:.3g} ({q[0] / ref[0]:.2f}x) | {ref[1]:.2f}, {own[1]:.2f}, {q[1]:.2f} "
               f"| {ref[2]:.0f}, {own[2]:.0f} |")
 EOF
