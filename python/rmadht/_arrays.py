@@ -12,8 +12,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["as_matrix", "as_bytes", "check_sizes", "check_range", "MODES",
-           "mode_number",
-           "GATHERS", "gather_number"]
+           "mode_number", "GATHERS", "gather_number"]
 
 #: Table modes by name, as rmadht_mode_name() prints them.
 MODES = {"lockfree": 0, "fine": 1, "coarse": 2}

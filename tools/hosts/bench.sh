@@ -23,18 +23,15 @@ root=$(cd "$here/../.." && pwd)
 build=$1; shift
 args=("$@")
 [ ${#args[@]} -gt 0 ] || args=(--scale 0.2)
+# shellcheck source=tools/hosts/oversubscribed.sh
+. "$here/oversubscribed.sh"
 # The reference runs as many writes and reads per rank as rmadht-bench's
-# --scale gives it (500,000 x scale).
+# --scale gives it.
 scale=0.2
 for ((i = 0; i + 1 < ${#args[@]}; i++)); do
   [ "${args[i]}" = --scale ] && scale=${args[i + 1]}
 done
-reference_ops=$(awk -v s="$scale" 'BEGIN { printf "%d", 500000 * s }')
-# 4 busy-polling ranks on 2 cores crawl, MPICH's most (they cannot yield:
-# 1-5 k operations a second): fewer ops.
-declare -A oversubscribed_scale=(
-  [openmpi]=${RMADHT_BENCH_OVERSUBSCRIBED_SCALE:-0.02}
-  [mpich]=${RMADHT_BENCH_OVERSUBSCRIBED_SCALE:-0.002})
+reference_ops=$(reference_ops "$scale")
 hosts=$here/hosts.sh
 if ! why=$("$hosts" can); then
   echo "SKIP benchmark between hosts: $why"
@@ -138,13 +135,12 @@ for mpi in openmpi mpich; do
   done
   start=$SECONDS
   run "$out/$mpi-rma-cost.jsonl" 9 1 "$cost" --seconds 1
-  # Oversubscribed: Open MPI's ranks yield when idle (MPICH's cannot).
-  [ "$mpi" = openmpi ] && RMADHT_HOSTS_OMPI_ARGS+=" --mca mpi_yield_when_idle 1"
+  [ "$mpi" = openmpi ] && RMADHT_HOSTS_OMPI_ARGS+=" $oversubscribed_ompi_args"
   for mode in lockfree fine coarse; do
     for batch in 1 128; do
       start=$SECONDS
       limit=240 run "$out/$mpi-oversubscribed.jsonl" 6 2 "$bench" --rma --mode "$mode" \
-        --dist uniform --batch "$batch" "${args[@]}" --scale "${oversubscribed_scale[$mpi]}"
+        --dist uniform --batch "$batch" "${args[@]}" --scale "$(oversubscribed_scale "$mpi")"
     done
   done
 done

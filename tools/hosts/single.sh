@@ -7,16 +7,16 @@
 # alternating, then the median Mops/s, round trips and bytes got per
 # operation of the write, read and cache phases (rmadht-bench --rma --mode
 # lockfree --batch 1 --scale 0.2, without and with a write queue of 64,
-# and the reference's driver on the same keys).  At 2 ranks per host, 4
-# busy-polling ranks share this machine's 2 cores: Open MPI's ranks yield
-# when idle and run a tenth of the operations, MPICH's cannot yield and run
-# a hundredth.  JSON lines in bench-results/single/.
+# and the reference's driver on the same keys; with 2 ranks per host
+# scaled as oversubscribed.sh says).  JSON lines in bench-results/single/.
 # docs/benchmarks/single-operations.md.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=$1 src=$2 runs=${3:-3} ppn=${4:-1}
 hosts=$here/hosts.sh
+# shellcheck source=tools/hosts/oversubscribed.sh
+. "$here/oversubscribed.sh"
 why=$("$hosts" can) || { echo "SKIP single operations between hosts: $why"; exit 0; }
 export RMADHT_HOSTS_SET=${RMADHT_HOSTS_SET:-rmadht-single}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -45,17 +45,16 @@ for mpi in openmpi mpich; do
   drivers=$root/$build/$mpi/reference
   bash "$root/bench/reference/build.sh" "$src" "$mpi" "$drivers" || exit 1
   scale=0.2
-  if [ "$ppn" -gt 1 ]; then
-    scale=0.002
-    [ "$mpi" = openmpi ] && scale=0.02
-  fi
   [ "$mpi" = openmpi ] && export RMADHT_HOSTS_OMPI_ARGS="--mca osc sm,pt2pt"
-  [ "$mpi" = openmpi ] && [ "$ppn" -gt 1 ] && RMADHT_HOSTS_OMPI_ARGS+=" --mca mpi_yield_when_idle 1"
+  if [ "$ppn" -gt 1 ]; then
+    scale=$(oversubscribed_scale "$mpi")
+    [ "$mpi" = openmpi ] && RMADHT_HOSTS_OMPI_ARGS+=" $oversubscribed_ompi_args"
+  fi
   file=$out/$mpi-$ppn-per-host.jsonl
   : > "$file"
   for r in $(seq "$runs"); do
     run 3 120 "$drivers/rmadht-reference-driver-nolock" lockfree \
-      "$(awk -v s="$scale" 'BEGIN { printf "%d", 500000 * s }')" >> "$file"
+      "$(reference_ops "$scale")" >> "$file"
     for q in 0 64; do
       run 6 240 "$root/$build/$mpi/bench/rmadht-bench" --rma --mode lockfree --dist uniform \
         --batch 1 --scale "$scale" --write-queue $q |
