@@ -30,7 +30,7 @@ struct options {
   size_t write_ops, mixed_ops, contended_ops;
   double skew, write_share;
   int local, rma, gather, write_queue;
-  const char *modes, *dists;
+  const char *modes, *dists, *phases;
 };
 
 /* One table under test: rmadht or the local stand-in. */
@@ -376,6 +376,35 @@ static int phase(struct target *x, const char *mode, const char *dist,
   return sum.lost ? RMADHT_ERR_CONTENDED : 0;
 }
 
+/* Whether --phases lists NAME (a comma-separated list, or "all").  Each
+ * phase's keys are its own, except the read phase's, which are the write
+ * phase's: reads without writes measure misses. */
+static int wanted(const struct options *o, const char *name) {
+  size_t n = strlen(name);
+  if (!strcmp(o->phases, "all")) return 1;
+  for (const char *p = o->phases; (p = strstr(p, name)) != NULL; p += n)
+    if ((p == o->phases || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+      return 1;
+  return 0;
+}
+
+/* Whether every name in --phases is a phase's, so that a typo is an error
+ * rather than a run that measures nothing. */
+static int phases_known(const char *list) {
+  static const char *const names[] = {"write",  "read", "mixed",
+                                      "update", "update-contended", "cache"};
+  const size_t count = sizeof names / sizeof *names;
+  if (!strcmp(list, "all")) return 1;
+  for (const char *p = list;; p++) {
+    size_t n = strcspn(p, ","), i = 0;
+    while (i < count && (strlen(names[i]) != n || strncmp(p, names[i], n)))
+      i++;
+    if (i == count) return 0;
+    p += n;
+    if (!*p) return 1;
+  }
+}
+
 static int run(const struct options *o, enum rmadht_mode mode, int zipf,
                int rank, int nranks) {
   const char *mname = o->local ? "local" : rmadht_mode_name(mode);
@@ -412,15 +441,19 @@ static int run(const struct options *o, enum rmadht_mode mode, int zipf,
   if (!rc)
     rc = make_update_ops(&k, o, o->write_ops, cdf, seed + 4, 3 * o->distinct,
                          o->distinct, 0, rank);
-  if (!rc) rc = phase(&x, mname, dname, "write", &w, WRITES, out, rank, nranks);
-  if (!rc) rc = phase(&x, mname, dname, "read", &w, READS, out, rank, nranks);
-  if (!rc) rc = phase(&x, mname, dname, "mixed", &m, WRITES, out, rank, nranks);
-  if (!rc && !o->local)
+  if (!rc && wanted(o, "write"))
+    rc = phase(&x, mname, dname, "write", &w, WRITES, out, rank, nranks);
+  if (!rc && wanted(o, "read"))
+    rc = phase(&x, mname, dname, "read", &w, READS, out, rank, nranks);
+  if (!rc && wanted(o, "mixed"))
+    rc = phase(&x, mname, dname, "mixed", &m, WRITES, out, rank, nranks);
+  if (!rc && !o->local && wanted(o, "update"))
     rc = phase(&x, mname, dname, "update", &u, UPDATES, out, rank, nranks);
-  if (!rc && !o->local)
+  if (!rc && !o->local && wanted(o, "update-contended"))
     rc = phase(&x, mname, dname, "update-contended", &h, UPDATES, out, rank,
                nranks);
-  if (!rc) rc = phase(&x, mname, dname, "cache", &k, CACHE, out, rank, nranks);
+  if (!rc && wanted(o, "cache"))
+    rc = phase(&x, mname, dname, "cache", &k, CACHE, out, rank, nranks);
   if (x.t) rmadht_free(&x.t);
   local_free(x.local);
   free_ops(&w);
@@ -439,6 +472,8 @@ static void usage(void) {
     "usage: mpiexec -n P rmadht-bench [options]\n"
     "  --mode lockfree|fine|coarse|all   consistency mode (all)\n"
     "  --dist uniform|zipf|all           key distribution (all)\n"
+    "  --phases P,...                    write,read,mixed,update,\n"
+    "                                    update-contended,cache (all)\n"
     "  --batch B                         ops per batch call (1: single calls)\n"
     "  --local                           plain in-process table, no MPI RMA\n"
     "  --rma                             no node-local path: RMA throughout\n"
@@ -461,7 +496,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   struct options o = {80,   104,  (size_t)256 << 20, 712500, 1, 500000,
                       1000000, 100000, 0.99, 0.05, 0, 0, RMADHT_GATHER_AUTO, 0,
-                      "all", "all"};
+                      "all", "all", "all"};
   double scale = 1;
   static const struct option longs[] = {
       {"mode", 1, 0, 'm'},       {"dist", 1, 0, 'd'},
@@ -472,13 +507,14 @@ int main(int argc, char **argv) {
       {"key-size", 1, 0, 'K'},   {"value-size", 1, 0, 'V'},
       {"rma", 0, 0, 'r'},        {"help", 0, 0, 'h'},
       {"contended-ops", 1, 0, 'c'}, {"gather", 1, 0, 'g'},
-      {"write-queue", 1, 0, 'q'},
+      {"write-queue", 1, 0, 'q'}, {"phases", 1, 0, 'p'},
       {0, 0, 0, 0}};
   int c, bad = 0;
   while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
     switch (c) {
       case 'm': o.modes = optarg; break;
       case 'd': o.dists = optarg; break;
+      case 'p': o.phases = optarg; break;
       case 'b': o.batch = strtoul(optarg, NULL, 10); break;
       case 'l': o.local = 1; break;
       case 'r': o.rma = 1; break;
@@ -505,7 +541,8 @@ int main(int argc, char **argv) {
   o.write_ops = (size_t)((double)o.write_ops * scale);
   o.mixed_ops = (size_t)((double)o.mixed_ops * scale);
   o.contended_ops = (size_t)((double)o.contended_ops * scale);
-  if (bad || optind < argc || o.batch == 0 || o.distinct == 0 ||
+  if (bad || optind < argc || !phases_known(o.phases) || o.batch == 0 ||
+      o.distinct == 0 ||
       o.key_size < 8 || o.value_size < 8 || o.write_ops == 0 ||
       o.mixed_ops == 0 || o.contended_ops == 0) {
     if (rank == 0) usage();
