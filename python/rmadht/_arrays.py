@@ -33,7 +33,7 @@ def check_sizes(**sizes: Any) -> None:
 
 def check_range(name: str, v: Any, lo: int, hi: int) -> None:
     """v is an int (bools refused) in lo..hi."""
-    if isinstance(v, bool) or not isinstance(v, int):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         raise TypeError(f"{name} must be an int, got {v!r}")
     if not lo <= v <= hi:
         raise ValueError(f"{name} must be {lo}..{hi}, got {v}")

@@ -133,6 +133,17 @@ def test_write_queue_sends_at_flush(comm):
                 assert t.read(key(r, i)) == value(r, i)
 
 
+def test_numpy_integers_are_ints(comm):
+    # Sizes and options taken from numpy arrays (np.int64, np.int32) are
+    # accepted wherever a Python int is.
+    with rmadht.Table(comm, np.int64(KS), np.int32(VS),
+                      bytes_per_rank=np.int64(1 << 20),
+                      progress_us=np.int32(0), write_queue=np.int64(4)) as t:
+        t.write(key(comm.rank, 1), value(comm.rank, 1))
+        assert t.read(key(comm.rank, 1)) == value(comm.rank, 1)
+        assert type(t.key_size) is int and t.key_size == KS
+
+
 def test_stats_are_the_c_fields(comm):
     with table(comm) as t:
         t.write(key(comm.rank, 1), value(comm.rank, 1))
