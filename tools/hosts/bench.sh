@@ -43,9 +43,10 @@ exec 9> "/run/$RMADHT_HOSTS_SET-hosts.lock"
 flock -n 9 || { echo "bench.sh: another run uses these hosts" >&2; exit 1; }
 export RMADHT_HOSTS_HOLDER=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 "$hosts" up 2 || exit 1
+# shellcheck source=tools/hosts/run_phases.sh
+. "$here/run_phases.sh"
 # Stopped or done: end the run under way, then the hosts.
-current=""
-trap '[ -n "$current" ] && kill -- "$current" 2> /dev/null; "$hosts" down' EXIT
+trap '[ -n "$run_phases_pid" ] && kill -- "$run_phases_pid" 2> /dev/null; "$hosts" down' EXIT
 trap 'exit 1' INT TERM
 out=$root/bench-results/hosts
 mkdir -p "$out"
@@ -53,30 +54,16 @@ limit=${RMADHT_HOSTS_TIMEOUT:-180}
 log=$(mktemp)
 failed=0
 
-# Runs PROGRAM on PPN ranks per host until it has printed NEED JSON lines,
-# and appends them to FILE, each with the load average at the start and
-# the ranks per host.  MPICH 4.0.2 over UCX's TCP transport can hang in
-# MPI_Finalize after all work (docs/howto/across-hosts.md): a run that printed
-# every line and then hangs is stopped after 15 s and counted complete.
+# Runs PROGRAM on PPN ranks per host until it has printed NEED JSON lines
+# (run_phases.sh: a run that printed every line and then hangs in
+# MPI_Finalize is stopped after 15 s and counted complete), and appends
+# them to FILE, each with the load average at the start and the ranks per
+# host.
 run() {
   local file=$1 need=$2 ppn=$3; shift 3
   local load; load=$(cut -d' ' -f1 /proc/loadavg)
-  "$hosts" run "$mpi" "$ppn" "$limit" "$@" > "$log" 2> "$log.err" &
-  local pid=$! waited=0 done_at=""
-  current=$pid
-  while kill -0 "$pid" 2> /dev/null; do
-    sleep 1; waited=$((waited + 1))
-    if [ -z "$done_at" ] && [ "$(grep -c '^{' "$log")" -ge "$need" ]; then
-      done_at=$waited
-    fi
-    if [ -n "$done_at" ] && [ $((waited - done_at)) -ge 15 ]; then
-      kill -- "$pid" 2> /dev/null
-      echo "  (MPI_Finalize hung after the last phase; stopped)"
-      break
-    fi
-  done
-  wait "$pid" 2> /dev/null
-  current=""
+  run_phases "$need" 15 "$limit" "$mpi" "$ppn" "$@"
+  [ "$run_phases_hung" = 1 ] && echo "  (MPI_Finalize hung after the last phase; stopped)"
   local got; got=$(grep -c '^{' "$log")
   sed -n "s/^{/{\"load_average\": $load, \"ranks_per_host\": $ppn, /p" "$log" >> "$file"
   printf '%-7s %d/host %-44s %d/%d phases  %4ds  load %s\n' "$mpi" "$ppn" \

@@ -25,20 +25,14 @@ trap '"$hosts" down > /dev/null' EXIT
 out=$root/bench-results/single
 mkdir -p "$out"
 uptime
-# Runs PROGRAM on the hosts into $log until it has printed NEED JSON lines:
-# MPICH may then hang in MPI_Finalize (docs/howto/across-hosts.md), and is
-# stopped 5 s later.
 log=$(mktemp)
+# shellcheck source=tools/hosts/run_phases.sh
+. "$here/run_phases.sh"
+# Runs PROGRAM on the hosts until it has printed NEED JSON lines and prints
+# them; a hang in MPI_Finalize after them is stopped 5 s later.
 run() {
   local need=$1 secs=$2; shift 2
-  "$hosts" run "$mpi" "$ppn" "$secs" "$@" > "$log" 2> /dev/null &
-  local pid=$! waited=0
-  while kill -0 "$pid" 2> /dev/null; do
-    sleep 1
-    [ "$(grep -c '^{' "$log")" -ge "$need" ] && waited=$((waited + 1))
-    [ $waited -ge 5 ] && { kill -- "$pid" 2> /dev/null; break; }
-  done
-  wait "$pid" 2> /dev/null
+  run_phases "$need" 5 "$secs" "$mpi" "$ppn" "$@"
   grep '^{' "$log"
 }
 for mpi in openmpi mpich; do
@@ -62,7 +56,7 @@ for mpi in openmpi mpich; do
     done
   done
 done
-rm -f "$log"
+rm -f "$log" "$log.err"
 uptime
 python3 - "$out" "$ppn" <<'EOF'
 import json, statistics, sys
