@@ -39,6 +39,7 @@ struct target {
   struct local_table *local;
   const struct options *o;
   int *status;
+  double create_seconds; /* rmadht_create, slowest rank: grows with ranks */
 };
 
 struct counts {
@@ -352,6 +353,10 @@ static int phase(struct target *x, const char *mode, const char *dist,
            "\"write_queue\": %d, \"seconds\": %.4f, \"mops\": %.3f, ",
            mode, path_of(x), dist, name, nranks, x->o->batch, (unsigned long long)ops,
            x->o->write_queue, slowest, (double)ops / slowest / 1e6);
+    if (x->t)
+      printf("\"create_seconds\": %.6f, ", x->create_seconds);
+    else
+      printf("\"create_seconds\": null, ");
     if (sum.reads)
       printf("\"hit_rate\": %.4f, ", (double)sum.hits / (double)sum.reads);
     else
@@ -428,7 +433,12 @@ static int run(const struct options *o, enum rmadht_mode mode, int zipf,
     cfg.node_local = !o->rma;
     cfg.gather = o->gather;
     cfg.write_queue = o->write_queue;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
     rc = rmadht_create(MPI_COMM_WORLD, &cfg, &x.t);
+    double secs = MPI_Wtime() - t0;
+    MPI_Allreduce(&secs, &x.create_seconds, 1, MPI_DOUBLE, MPI_MAX,
+                  MPI_COMM_WORLD);
   }
   /* Update keys are fresh (ids past the others), so counts start at 0. */
   if (!rc && !o->local)

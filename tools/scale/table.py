@@ -2,8 +2,9 @@
 """table.py SCALE.JSONL [--plot PNG]: the simulated runs (run.sh) as a
 table of per-rank throughput (thousand operations per second per rank)
 against ranks, one row per implementation, profile, mode, batch (and
-write queue, if any), distribution and phase; then the simulations' wall clock and peak memory
-per rank count.  --plot draws per-rank throughput of reads and writes
+write queue, if any), distribution and phase; then the simulations' wall
+clock and peak memory and the simulated time of rmadht_create per rank
+count.  --plot draws per-rank throughput of reads and writes
 against ranks (matplotlib)."""
 import collections
 import json
@@ -35,13 +36,18 @@ def main():
         print("| " + " | ".join(str(k) for k in key) + " | "
               + " | ".join(by.get(n, "-") for n in ranks) + " |")
     print()
-    print("| ranks | runs | wall clock per run (s), max | peak memory (MB), max |")
-    print("|---|---|---|---|")
+    print("| ranks | runs | wall clock per run (s), max | peak memory (MB), max "
+          "| rmadht_create, simulated (ms), max |")
+    print("|---|---|---|---|---|")
     for n in ranks:
         runs = {(r.get("implementation", "rmadht"), r["profile"], r["mode"], batch(r)): r
                 for r in rows if r["ranks"] == n}
+        # Older runs' lines have no create_seconds.
+        create = [r["create_seconds"] for r in rows
+                  if r["ranks"] == n and r.get("create_seconds") is not None]
+        made = f"{max(create) * 1e3:.2f}" if create else "-"
         print(f"| {n} | {len(runs)} | {max(r['wall_seconds'] for r in runs.values())} | "
-              f"{max(r['peak_kb'] for r in runs.values()) // 1024} |")
+              f"{max(r['peak_kb'] for r in runs.values()) // 1024} | {made} |")
     if png:
         plot(rows, png)
 
