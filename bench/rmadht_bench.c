@@ -30,7 +30,8 @@ struct options {
   size_t write_ops, mixed_ops, contended_ops;
   double skew, write_share;
   int local, rma, gather, write_queue;
-  const char *modes, *dists, *phases;
+  const char *modes, *dists;
+  unsigned phases; /* bit i: phase_names[i] runs (--phases) */
 };
 
 /* One table under test: rmadht or the local stand-in. */
@@ -381,32 +382,31 @@ static int phase(struct target *x, const char *mode, const char *dist,
   return sum.lost ? RMADHT_ERR_CONTENDED : 0;
 }
 
-/* Whether --phases lists NAME (a comma-separated list, or "all").  Each
- * phase's keys are its own, except the read phase's, which are the write
- * phase's: reads without writes measure misses. */
-static int wanted(const struct options *o, const char *name) {
-  size_t n = strlen(name);
-  if (!strcmp(o->phases, "all")) return 1;
-  for (const char *p = o->phases; (p = strstr(p, name)) != NULL; p += n)
-    if ((p == o->phases || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-      return 1;
-  return 0;
-}
+/* The phases, in the order they run.  Each one's keys are its own, except
+ * the read phase's, which are the write phase's: reads without writes
+ * measure misses. */
+enum phase_id { P_WRITE, P_READ, P_MIXED, P_UPDATE, P_CONTENDED, P_CACHE,
+                NPHASES };
+static const char *const phase_names[NPHASES] = {
+    "write", "read", "mixed", "update", "update-contended", "cache"};
+#define ALL_PHASES ((1u << NPHASES) - 1)
+#define WANTS(o, id) ((o)->phases >> (id) & 1u)
 
-/* Whether every name in --phases is a phase's, so that a typo is an error
- * rather than a run that measures nothing. */
-static int phases_known(const char *list) {
-  static const char *const names[] = {"write",  "read", "mixed",
-                                      "update", "update-contended", "cache"};
-  const size_t count = sizeof names / sizeof *names;
-  if (!strcmp(list, "all")) return 1;
+/* The bits of a comma-separated list of phase names, or of "all"; 0 if a
+ * name is unknown, so that a typo is an error rather than a run that
+ * measures nothing. */
+static unsigned parse_phases(const char *list) {
+  if (!strcmp(list, "all")) return ALL_PHASES;
+  unsigned bits = 0;
   for (const char *p = list;; p++) {
     size_t n = strcspn(p, ","), i = 0;
-    while (i < count && (strlen(names[i]) != n || strncmp(p, names[i], n)))
+    while (i < NPHASES &&
+           (strlen(phase_names[i]) != n || strncmp(p, phase_names[i], n)))
       i++;
-    if (i == count) return 0;
+    if (i == NPHASES) return 0;
+    bits |= 1u << i;
     p += n;
-    if (!*p) return 1;
+    if (!*p) return bits;
   }
 }
 
@@ -451,19 +451,24 @@ static int run(const struct options *o, enum rmadht_mode mode, int zipf,
   if (!rc)
     rc = make_update_ops(&k, o, o->write_ops, cdf, seed + 4, 3 * o->distinct,
                          o->distinct, 0, rank);
-  if (!rc && wanted(o, "write"))
-    rc = phase(&x, mname, dname, "write", &w, WRITES, out, rank, nranks);
-  if (!rc && wanted(o, "read"))
-    rc = phase(&x, mname, dname, "read", &w, READS, out, rank, nranks);
-  if (!rc && wanted(o, "mixed"))
-    rc = phase(&x, mname, dname, "mixed", &m, WRITES, out, rank, nranks);
-  if (!rc && !o->local && wanted(o, "update"))
-    rc = phase(&x, mname, dname, "update", &u, UPDATES, out, rank, nranks);
-  if (!rc && !o->local && wanted(o, "update-contended"))
-    rc = phase(&x, mname, dname, "update-contended", &h, UPDATES, out, rank,
+  if (!rc && WANTS(o, P_WRITE))
+    rc = phase(&x, mname, dname, phase_names[P_WRITE], &w, WRITES, out, rank,
                nranks);
-  if (!rc && wanted(o, "cache"))
-    rc = phase(&x, mname, dname, "cache", &k, CACHE, out, rank, nranks);
+  if (!rc && WANTS(o, P_READ))
+    rc = phase(&x, mname, dname, phase_names[P_READ], &w, READS, out, rank,
+               nranks);
+  if (!rc && WANTS(o, P_MIXED))
+    rc = phase(&x, mname, dname, phase_names[P_MIXED], &m, WRITES, out, rank,
+               nranks);
+  if (!rc && !o->local && WANTS(o, P_UPDATE))
+    rc = phase(&x, mname, dname, phase_names[P_UPDATE], &u, UPDATES, out,
+               rank, nranks);
+  if (!rc && !o->local && WANTS(o, P_CONTENDED))
+    rc = phase(&x, mname, dname, phase_names[P_CONTENDED], &h, UPDATES, out,
+               rank, nranks);
+  if (!rc && WANTS(o, P_CACHE))
+    rc = phase(&x, mname, dname, phase_names[P_CACHE], &k, CACHE, out, rank,
+               nranks);
   if (x.t) rmadht_free(&x.t);
   local_free(x.local);
   free_ops(&w);
@@ -506,7 +511,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   struct options o = {80,   104,  (size_t)256 << 20, 712500, 1, 500000,
                       1000000, 100000, 0.99, 0.05, 0, 0, RMADHT_GATHER_AUTO, 0,
-                      "all", "all", "all"};
+                      "all", "all", ALL_PHASES};
   double scale = 1;
   static const struct option longs[] = {
       {"mode", 1, 0, 'm'},       {"dist", 1, 0, 'd'},
@@ -524,7 +529,10 @@ int main(int argc, char **argv) {
     switch (c) {
       case 'm': o.modes = optarg; break;
       case 'd': o.dists = optarg; break;
-      case 'p': o.phases = optarg; break;
+      case 'p':
+        o.phases = parse_phases(optarg);
+        bad |= !o.phases;
+        break;
       case 'b': o.batch = strtoul(optarg, NULL, 10); break;
       case 'l': o.local = 1; break;
       case 'r': o.rma = 1; break;
@@ -551,8 +559,7 @@ int main(int argc, char **argv) {
   o.write_ops = (size_t)((double)o.write_ops * scale);
   o.mixed_ops = (size_t)((double)o.mixed_ops * scale);
   o.contended_ops = (size_t)((double)o.contended_ops * scale);
-  if (bad || optind < argc || !phases_known(o.phases) || o.batch == 0 ||
-      o.distinct == 0 ||
+  if (bad || optind < argc || o.batch == 0 || o.distinct == 0 ||
       o.key_size < 8 || o.value_size < 8 || o.write_ops == 0 ||
       o.mixed_ops == 0 || o.contended_ops == 0) {
     if (rank == 0) usage();
