@@ -22,19 +22,23 @@ MODES = {"lockfree": 0, "fine": 1, "coarse": 2}
 GATHERS = {"auto": 0, "target": 1, "block": 2}
 
 
+def _check_int(name: str, v: Any) -> None:
+    """v is a Python or numpy integer; bools, which are ints, refused."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {v!r}")
+
+
 def check_sizes(**sizes: Any) -> None:
     """Each keyword argument is a positive int (bools refused)."""
     for name, v in sizes.items():
-        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
-            raise TypeError(f"{name} must be an int, got {v!r}")
+        _check_int(name, v)
         if v <= 0:
             raise ValueError(f"{name} must be positive, got {v}")
 
 
 def check_range(name: str, v: Any, lo: int, hi: int) -> None:
     """v is an int (bools refused) in lo..hi."""
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {v!r}")
+    _check_int(name, v)
     if not lo <= v <= hi:
         raise ValueError(f"{name} must be {lo}..{hi}, got {v}")
 
