@@ -12,11 +12,13 @@
 #include "smpi_fixes.h"
 #define CAS_COMPARE_CONST
 #define CAS smpi_fix_compare_and_swap
-#define LOCK_TYPE(type) smpi_fix_lock_type(type)
+#define LOCK smpi_fix_lock
+#define UNLOCK smpi_fix_unlock
 #else
 #define CAS_COMPARE_CONST const
 #define CAS PMPI_Compare_and_swap
-#define LOCK_TYPE(type) (type)
+#define LOCK PMPI_Win_lock
+#define UNLOCK PMPI_Win_unlock
 #endif
 
 static struct rma_count total;
@@ -114,10 +116,10 @@ int MPI_Win_flush(int rank, MPI_Win win) {
 
 int MPI_Win_unlock(int rank, MPI_Win win) {
   total.syncs++;
-  return PMPI_Win_unlock(rank, win);
+  return UNLOCK(rank, win);
 }
 
 int MPI_Win_lock(int type, int rank, int assert, MPI_Win win) {
   total.locks++;
-  return PMPI_Win_lock(LOCK_TYPE(type), rank, assert, win);
+  return LOCK(type, rank, assert, win);
 }

@@ -12,7 +12,8 @@
 int smpi_fix_compare_and_swap(const void *origin, const void *compare,
                               void *result, MPI_Datatype type, int rank,
                               MPI_Aint disp, MPI_Win win);
-/* The lock type to take for a requested MPI_Win_lock type. */
-int smpi_fix_lock_type(int type);
+/* An MPI_Win_lock that keeps every other rank out, and its unlock. */
+int smpi_fix_lock(int type, int rank, int assert, MPI_Win win);
+int smpi_fix_unlock(int rank, MPI_Win win);
 
 #endif

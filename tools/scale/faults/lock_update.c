@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* SMPI fault, not worked around (smpi_fixes.c): every rank increments one
+/* SMPI fault, worked around in smpi_fixes.c: every rank increments one
    counter on rank 0 100 times under an exclusive MPI_Win_lock (get,
    flush, put, unlock), as rmadht's coarse mode updates an entry; the
    counter must end at 100 x ranks, as it does under Open MPI 4.1.4 and
