@@ -25,6 +25,26 @@
 #include "rmadht.h"
 #include "workload.h"
 
+/* mallinfo2; smpicc's forced include makes malloc and its kin macros,
+   which the declarations in <malloc.h> must not meet. */
+#ifdef SMPI_H
+#pragma push_macro("malloc")
+#pragma push_macro("calloc")
+#pragma push_macro("realloc")
+#pragma push_macro("free")
+#undef malloc
+#undef calloc
+#undef realloc
+#undef free
+#include <malloc.h>
+#pragma pop_macro("malloc")
+#pragma pop_macro("calloc")
+#pragma pop_macro("realloc")
+#pragma pop_macro("free")
+#else
+#include <malloc.h>
+#endif
+
 struct options {
   size_t key_size, value_size, bytes_per_rank, distinct, batch;
   size_t write_ops, mixed_ops, contended_ops;
@@ -41,6 +61,8 @@ struct target {
   const struct options *o;
   int *status;
   double create_seconds; /* rmadht_create, slowest rank: grows with ranks */
+  double create_bytes;   /* heap it took per rank, MPI objects included */
+  double mpi_bytes;      /* heap of what it asks of MPI, made bare */
 };
 
 struct counts {
@@ -355,9 +377,12 @@ static int phase(struct target *x, const char *mode, const char *dist,
            mode, path_of(x), dist, name, nranks, x->o->batch, (unsigned long long)ops,
            x->o->write_queue, slowest, (double)ops / slowest / 1e6);
     if (x->t)
-      printf("\"create_seconds\": %.6f, ", x->create_seconds);
+      printf("\"create_seconds\": %.6f, \"create_bytes\": %.0f, "
+             "\"mpi_bytes\": %.0f, ",
+             x->create_seconds, x->create_bytes, x->mpi_bytes);
     else
-      printf("\"create_seconds\": null, ");
+      printf("\"create_seconds\": null, \"create_bytes\": null, "
+             "\"mpi_bytes\": null, ");
     if (sum.reads)
       printf("\"hit_rate\": %.4f, ", (double)sum.hits / (double)sum.reads);
     else
@@ -410,6 +435,56 @@ static unsigned parse_phases(const char *list) {
   }
 }
 
+/* The heap this process has taken, mapped blocks included, for what
+   rmadht_create costs per rank as ranks grow (docs/explanation/scaling.md). */
+static double heap_bytes(void) {
+  struct mallinfo2 m = mallinfo2();
+  return (double)m.uordblks + (double)m.hblkhd;
+}
+
+/* The heap before a collective call whose cost heap_since measures.  The
+   barriers keep every rank's other allocations out of the difference:
+   SMPI runs every simulated rank in one process, on one heap. */
+static double heap_before(void) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double h = heap_bytes();
+  MPI_Barrier(MPI_COMM_WORLD);
+  return h;
+}
+
+/* The heap taken per rank since heap_before, the largest of any rank. */
+static double heap_since(double before, int nranks) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double grew = heap_bytes() - before, most;
+#ifdef SMPI_H
+  grew /= nranks;
+#else
+  (void)nranks;
+#endif
+  MPI_Allreduce(&grew, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return most;
+}
+
+/* The heap per rank of what rmadht_create asks of MPI, made bare: two
+   communicators, a window of the table's size and a lock_all epoch.  What
+   of create_bytes is MPI's, and so what is rmadht's own. */
+static double bare_mpi_bytes(size_t bytes, int nranks) {
+  double before = heap_before();
+  MPI_Comm dup, node;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Comm_split_type(dup, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  void *base;
+  MPI_Win win;
+  MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, dup, &base, &win);
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+  double grew = heap_since(before, nranks);
+  MPI_Win_unlock_all(win);
+  MPI_Win_free(&win);
+  MPI_Comm_free(&node);
+  MPI_Comm_free(&dup);
+  return grew;
+}
+
 static int run(const struct options *o, enum rmadht_mode mode, int zipf,
                int rank, int nranks) {
   const char *mname = o->local ? "local" : rmadht_mode_name(mode);
@@ -433,12 +508,14 @@ static int run(const struct options *o, enum rmadht_mode mode, int zipf,
     cfg.node_local = !o->rma;
     cfg.gather = o->gather;
     cfg.write_queue = o->write_queue;
-    MPI_Barrier(MPI_COMM_WORLD);
+    double heap0 = heap_before();
     double t0 = MPI_Wtime();
     rc = rmadht_create(MPI_COMM_WORLD, &cfg, &x.t);
     double secs = MPI_Wtime() - t0;
+    x.create_bytes = heap_since(heap0, nranks);
     MPI_Allreduce(&secs, &x.create_seconds, 1, MPI_DOUBLE, MPI_MAX,
                   MPI_COMM_WORLD);
+    x.mpi_bytes = bare_mpi_bytes(o->bytes_per_rank, nranks);
   }
   /* Update keys are fresh (ids past the others), so counts start at 0. */
   if (!rc && !o->local)

@@ -3,9 +3,11 @@
 table of per-rank throughput (thousand operations per second per rank)
 against ranks, one row per implementation, profile, mode, batch (and
 write queue, if any), distribution and phase; then the simulations' wall
-clock and peak memory and the simulated time of rmadht_create per rank
-count.  --plot draws per-rank throughput of reads and writes
-against ranks (matplotlib)."""
+clock and peak memory, the simulated time of rmadht_create, and the
+heap it takes per rank beside what the MPI objects it makes take when
+made bare, per rank count.
+--plot draws per-rank throughput of reads and writes against ranks
+(matplotlib)."""
 import collections
 import json
 import sys
@@ -15,6 +17,13 @@ def batch(r):
     """The batch size, and the write queue where there is one."""
     q = r.get("write_queue", 0)
     return f"{r['batch']}, queue {q}" if q else str(r["batch"])
+
+
+def most(rows, n, field, scale, fmt):
+    """The largest value of field at n ranks, scaled; older runs' lines
+    lack the create fields."""
+    got = [r[field] for r in rows if r["ranks"] == n and r.get(field) is not None]
+    return format(max(got) * scale, fmt) if got else "-"
 
 
 def main():
@@ -37,17 +46,17 @@ def main():
               + " | ".join(by.get(n, "-") for n in ranks) + " |")
     print()
     print("| ranks | runs | wall clock per run (s), max | peak memory (MB), max "
-          "| rmadht_create, simulated (ms), max |")
-    print("|---|---|---|---|---|")
+          "| rmadht_create, simulated (ms), max | its heap per rank (KB), max "
+          "| MPI's part, made bare (KB), max |")
+    print("|---|---|---|---|---|---|---|")
     for n in ranks:
         runs = {(r.get("implementation", "rmadht"), r["profile"], r["mode"], batch(r)): r
                 for r in rows if r["ranks"] == n}
-        # Older runs' lines have no create_seconds.
-        create = [r["create_seconds"] for r in rows
-                  if r["ranks"] == n and r.get("create_seconds") is not None]
-        made = f"{max(create) * 1e3:.2f}" if create else "-"
         print(f"| {n} | {len(runs)} | {max(r['wall_seconds'] for r in runs.values())} | "
-              f"{max(r['peak_kb'] for r in runs.values()) // 1024} | {made} |")
+              f"{max(r['peak_kb'] for r in runs.values()) // 1024} | "
+              f"{most(rows, n, 'create_seconds', 1e3, '.2f')} | "
+              f"{most(rows, n, 'create_bytes', 1 / 1024, '.0f')} | "
+              f"{most(rows, n, 'mpi_bytes', 1 / 1024, '.0f')} |")
     if png:
         plot(rows, png)
 
