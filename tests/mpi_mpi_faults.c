@@ -19,6 +19,9 @@
  *  - bursts of 32 outstanding 32-bit MPI_Compare_and_swap to every rank at
  *    once, completed by per-target flushes (the most batches leave
  *    outstanding to one target, BATCH_ATOMICS in src/batch.h);
+ *  - a 32-bit MPI_Compare_and_swap to another node left outstanding, as a
+ *    lock-free write leaves its last one, reaching its target while the
+ *    origin makes no MPI call;
  *  - for the node-local path, a window from MPI_Win_allocate_shared whose
  *    segments every rank updates with C11 compare-and-swap (exact sums)
  *    and whose plain stores an MPI_Get sees.
@@ -40,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -114,6 +118,74 @@ static void test_cas_bursts(void) {
   free(next);
   free(seen);
   free(expect);
+}
+
+/* Seconds on a clock that is not MPI's, so that reading it cannot drive
+   MPI's progress. */
+static double wall(void) {
+  struct timespec ts;
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Rank 2k sends a compare-and-swap to rank 2k + 1 and then computes for a
+   second without entering MPI; its partner, in MPI all the while, must see
+   the word change within that second.  A lock-free write's last operation
+   is left so (src/rma.h), and other writers of its slot wait for it.  MPI
+   would allow the origin to hold it back until its flush.  Between hosts
+   Open MPI 4.1.4 (osc/pt2pt) and MPICH 4.0.2 apply it at once, osc/ucx
+   within 0.1 s.  Only pairs on different nodes are checked: on one node
+   MPICH holds it back with 4 ranks (it applies it at once with 2), where
+   a table takes the node-local path, whose writes leave nothing
+   outstanding, unless made with cfg.node_local = 0 (design.md, "Round
+   trips and messages"). */
+static void test_unflushed_cas(void) {
+  unsigned char *base;
+  MPI_Win win = make_window(4, &base);
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+  MPI_Win_sync(win);
+  /* Whether the partner is on another node: outside this rank's node
+     communicator. */
+  int partner = rank ^ 1, apart = 0;
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                      &node);
+  if (partner < nranks) {
+    MPI_Group world_group, node_group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Comm_group(node, &node_group);
+    int there;
+    MPI_Group_translate_ranks(world_group, 1, &partner, node_group, &there);
+    apart = there == MPI_UNDEFINED;
+    MPI_Group_free(&world_group);
+    MPI_Group_free(&node_group);
+  }
+  MPI_Comm_free(&node);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (apart && rank % 2 == 0) {
+    uint32_t one = 1, zero = 0, seen = 7;
+    CHECK(MPI_Compare_and_swap(&one, &zero, &seen, MPI_UINT32_T, partner, 0,
+                               win) == MPI_SUCCESS);
+    for (double t0 = wall(); wall() - t0 < 1.0;) {
+    }
+    CHECK(MPI_Win_flush(partner, win) == MPI_SUCCESS);
+    CHECK(seen == 0);
+  } else if (apart) {
+    _Atomic uint32_t *word = (_Atomic uint32_t *)(void *)base;
+    int landed = 0, flag;
+    for (double t0 = wall(); !landed && wall() - t0 < 1.0;) {
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
+                 MPI_STATUS_IGNORE);
+      MPI_Win_sync(win);
+      landed = atomic_load(word) == 1;
+    }
+    if (!landed)
+      fprintf(stderr, "rank %d: a compare-and-swap from rank %d left "
+              "unflushed did not land within 1 s\n", rank, partner);
+    CHECK(landed);
+  }
+  MPI_Win_unlock_all(win);
+  MPI_Win_free(&win);
 }
 
 /* ------------------------------------------------------------------ */
@@ -512,6 +584,7 @@ int main(int argc, char **argv) {
   MPI_Win_free(&win);
 
   test_cas_bursts();
+  test_unflushed_cas();
   test_win_lock();
   test_shared_window();
 
