@@ -19,6 +19,13 @@
 
 static int rank, nranks;
 
+/* The flushes this rank waits in, the library's calls among them. */
+static long flushes;
+int MPI_Win_flush(int target, MPI_Win win) {
+  flushes++;
+  return PMPI_Win_flush(target, win);
+}
+
 /* The members POET reads, with POET's types. */
 _Static_assert(_Generic(((DHT *)0)->key_size, int: 1, default: 0) &&
                    _Generic(((DHT *)0)->data_size, int: 1, default: 0),
@@ -373,6 +380,30 @@ static void test_evictions(void) {
    reports at about half full with new keys: below 2 well under that, above
    it well over, and above it on an overfilled table of a single group (8
    slots a rank) too. */
+/* POET reads a cell's key and writes it on a miss: on the RMA path that
+   write waits twice, for the claim and for the put, as POET's own does,
+   and leaves the last compare-and-swap outstanding (dht_stored); on the
+   node-local path it waits for nothing. */
+static void test_write_waits(void) {
+  DHT *d = DHT_create(MPI_COMM_WORLD, 2000, DATA_BYTES, KEY_BYTES, fnv_hash);
+  CHECK(d != NULL);
+  if (!d) return;
+  unsigned char key[KEY_BYTES], data[DATA_BYTES], got[DATA_BYTES];
+  long most = 0, misses = 0;
+  for (int i = 0; i < 64; i++) {
+    make_key(key, nranks + 1 + rank, i);
+    make_data(data, rank, i, 0);
+    CHECK(DHT_read(d, key, got) == DHT_READ_MISS);
+    misses++;
+    long before = flushes;
+    CHECK(DHT_write(d, key, data, NULL, NULL) == DHT_SUCCESS);
+    if (flushes - before > most) most = flushes - before;
+  }
+  CHECK(most <= 2);
+  MPI_Barrier(MPI_COMM_WORLD);
+  free_and_check(d, 0, misses);
+}
+
 static float fill_factor(DHT *d, long from, long to) {
   unsigned char key[KEY_BYTES], data[DATA_BYTES];
   for (long i = from; i < to; i++) {
@@ -523,6 +554,7 @@ int main(int argc, char **argv) {
   CHECK(print_statistics(d, 1, out) == 0); /* the counts started again */
   free_and_check(d, 0, misses);
 
+  test_write_waits();
   test_accumulate();
   test_evictions();
   test_factor();

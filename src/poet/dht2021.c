@@ -50,9 +50,8 @@ POET_EXPORT int DHT_write(DHT *table, void *key, void *data) {
   if (!table) return DHT_MPI_ERROR;
   int rc = rmadht_write(table->p.t, key, data);
   if (rc != RMADHT_OK && rc != RMADHT_EVICTED) return DHT_MPI_ERROR;
-  /* POET's write is complete when it returns (its unlock); rmadht's
-     lock-free put completes lazily, so complete it here. */
-  if (rmadht_flush(table->p.t) != RMADHT_OK) return DHT_MPI_ERROR;
+  /* Complete when it returns, as POET's own is: dht_stored (dht_table.c)
+     says why no flush is needed for that. */
   if (rc == RMADHT_EVICTED) {
     table->p.evictions++;
     return DHT_WRITE_SUCCESS_WITH_COLLISION;

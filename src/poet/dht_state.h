@@ -38,8 +38,8 @@ static inline struct rmadht_poet_dht *dht_state(const DHT *table) {
 void dht_place(struct rmadht_poet_dht *s, const rmadht_location *loc,
                uint32_t *proc, uint32_t *index);
 
-/* After a write or accumulate stored (evicted: another key went): completes
-   it, reports its place and counts the eviction.  A DHT_* code. */
+/* After a write or accumulate stored (evicted: another key went): reports
+   its place and counts the eviction.  A DHT_* code. */
 int dht_stored(struct rmadht_poet_dht *s, int evicted,
                const rmadht_location *loc, uint32_t *proc, uint32_t *index);
 

@@ -73,10 +73,15 @@ POET_EXPORT int DHT_write(DHT *table, void *key, void *data, uint32_t *proc,
 
 int dht_stored(struct rmadht_poet_dht *s, int evicted,
                const rmadht_location *loc, uint32_t *proc, uint32_t *index) {
-  /* POET's write is complete when it returns (its unlock); rmadht's
-     lock-free put completes lazily, and another rank's update of the key
-     would wait for it, so complete it here. */
-  if (rmadht_flush(s->p.t) != RMADHT_OK) return DHT_MPI_ERROR;
+  /* POET's write is complete when it returns (its unlock).  rmadht's is
+     in place by then but for the compare-and-swap of the slot's ver word,
+     left outstanding (design.md, "Round trips and messages"); no flush
+     waits for it here, which would make every write wait a third time.
+     POET's tables take the node-local path on a node, which leaves
+     nothing outstanding, and between nodes both MPIs apply the operation
+     at once (mpi_mpi_faults checks it), before any later read that
+     arrives at the target.  A read in between sees the slot torn and
+     reads again, or counts a miss. */
   dht_place(s, loc, proc, index);
   if (!evicted) return DHT_SUCCESS;
   s->p.evictions++;
