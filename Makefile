@@ -107,7 +107,7 @@ test-hosts: $(HOSTS_TESTS)
 # emulated hosts, oversubscribing this 2-core machine; each run bounded
 # (tools/hosts/test.sh).  MPICH's ranks cannot yield the cores: its
 # mpi_basic and mpi_concurrent take minutes each at 8 ranks, its
-# mpi_update longer (docs/benchmarks/scale.md).
+# mpi_update 6 and 15 at 8 and 16 (docs/benchmarks/scale.md).
 SCALE_HOSTS_RUN = RMADHT_HOSTS_SET=rmadht-scale RMADHT_HOSTS_N=4 RMADHT_HOSTS_TIMEOUT=420 \
   bash tools/hosts/test.sh
 test-scale-hosts-openmpi: build-openmpi deps-hosts
