@@ -376,10 +376,6 @@ static void test_evictions(void) {
   free_and_check(d, evictions, misses);
 }
 
-/* POET empties its tables once this factor reaches 2, which its own DHT
-   reports at about half full with new keys: below 2 well under that, above
-   it well over, and above it on an overfilled table of a single group (8
-   slots a rank) too. */
 /* POET reads a cell's key and writes it on a miss: on the RMA path that
    write waits twice, for the claim and for the put, as POET's own does,
    and leaves the last compare-and-swap outstanding (dht_stored); on the
@@ -404,6 +400,10 @@ static void test_write_waits(void) {
   free_and_check(d, 0, misses);
 }
 
+/* POET empties its tables once this factor reaches 2, which its own DHT
+   reports at about half full with new keys: below 2 well under that, above
+   it well over, and above it on an overfilled table of a single group (8
+   slots a rank) too. */
 static float fill_factor(DHT *d, long from, long to) {
   unsigned char key[KEY_BYTES], data[DATA_BYTES];
   for (long i = from; i < to; i++) {
