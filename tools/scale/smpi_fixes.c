@@ -60,8 +60,7 @@ struct member {
 struct known_win {
   MPI_Win win;
   int disp_unit;
-  struct member *of; /* one per rank */
-  int *held;
+  struct member *of; /* one per rank; of[0].held is the shared record */
   struct known_win *next;
 };
 static struct known_win *wins;
@@ -90,7 +89,6 @@ static int remember(MPI_Win win, MPI_Comm comm, void *base, int disp_unit) {
     free(k);
     return rc;
   }
-  k->held = k->of[0].held;
   k->win = win;
   k->disp_unit = disp_unit;
   k->next = wins;
@@ -126,7 +124,8 @@ int MPI_Win_free(MPI_Win *win) {
       *p = k->next;
       /* The last rank to free the window frees the shared record; no
          other simulated rank runs between the count and the free. */
-      if (--k->held[0] == 0) free(k->held);
+      int *held = k->of[0].held;
+      if (--held[0] == 0) free(held);
       free(k->of);
       free(k);
       break;
@@ -157,8 +156,9 @@ int smpi_fix_lock(int type, int rank, int assert, MPI_Win win) {
   if (!k) return MPI_ERR_WIN;
   /* Between the test and the mark no MPI call is made: no other simulated
      rank runs.  Sleeping lets simulated time pass and the others run. */
-  while (k->held[1 + rank]) smpi_usleep(1);
-  k->held[1 + rank] = 1;
+  int *held = k->of[0].held;
+  while (held[1 + rank]) smpi_usleep(1);
+  held[1 + rank] = 1;
   return PMPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, assert, win);
 }
 
@@ -166,7 +166,7 @@ int smpi_fix_unlock(int rank, MPI_Win win) {
   struct known_win *k = lookup(win);
   if (!k) return MPI_ERR_WIN;
   int rc = PMPI_Win_unlock(rank, win);
-  k->held[1 + rank] = 0;
+  k->of[0].held[1 + rank] = 0;
   return rc;
 }
 
