@@ -21,6 +21,7 @@ variants=(
   "rma|pass|-DRESTORE -DFIX_WAIT -DFIX_FLUSHVER"
   "rma-fresh|pass|-DRESTORE -DFRESH -DFIX_WAIT -DFIX_FLUSHVER"
   "rma-update|pass|-DRESTORE -DUPDATE -DFIX_WAIT -DFIX_FLUSHVER"
+  "rma-rewrite|pass|-DRESTORE -DREWRITE -DFIX_WAIT -DFIX_FLUSHVER"
   "nl|pass|-DNL -DFIX_VERLAST -DFIX_WAIT"
   "nl-fresh|pass|-DNL -DFRESH -DFIX_VERLAST -DFIX_WAIT"
   "nl-update|pass|-DNL -DUPDATE -DFIX_VERLAST -DFIX_WAIT"
@@ -32,6 +33,7 @@ variants=(
   "rma-update-loose|fail|-DUPDATE -DFIX_WAIT -DFIX_DIFF -DWAIT_LOOSE"
   "rma-restore|fail|-DRESTORE -DFIX_WAIT -DFIX_DIFF"
   "rma-restore-nowait|fail|-DRESTORE -DFIX_FLUSHVER"
+  "rma-rewrite-noclaim|fail|-DRESTORE -DREWRITE -DREWRITE_NOCLAIM -DFIX_WAIT -DFIX_FLUSHVER"
   "nl-no-verlast|fail|-DNL -DFIX_WAIT"
   "nl-no-wait|fail|-DNL -DFIX_VERLAST"
 )

@@ -34,6 +34,12 @@
  *                 round trip 1, a lost claim re-reads and recomputes)
  *   UPD_NOWAIT    UPDATE without its rule that an update of an absent key
  *                 waits while any candidate slot is busy
+ *   REWRITE       writer 0 writes its key twice, the second time from the
+ *                 copy its first write left (that copy with the entry it
+ *                 put, src/memo.c), claiming while its first ver may still
+ *                 be on its way
+ *   REWRITE_NOCLAIM REWRITE, the second write putting into the slot its
+ *                 copy shows as its own without claiming it again
  *   NO_OWNER_CHECK drop the "one owner" assertion, so that the search goes
  *                 on to what the race does to the table
  *
@@ -50,7 +56,11 @@
 #define NS 1
 #endif
 #define NP 3      /* clients: two writers and a reader/remover */
-#define NOPS 1    /* operations per client */
+#ifdef REWRITE
+#define NOPS 2    /* operations per client */
+#else
+#define NOPS 1
+#endif
 #define NC 5      /* chunks of a slot */
 #define NCP 6     /* pending stores per client: the chunks and the tag */
 #define C_VER 0
@@ -87,9 +97,10 @@ byte pval[NP * NCP];
 byte pslot[NP];
 byte npend[NP];
 byte nredo[NP];
-/* Ownership: from the successful claim until the write's last store. */
+/* Ownership: from the successful claim until the write's last store; a
+   writer may hold two on one slot, its first write's ver outstanding. */
 byte owners[NS];
-bool owned[NP];
+byte owned[NP];
 
 byte clients_done = 0;
 byte incs = 0;        /* increments stored */
@@ -126,13 +137,13 @@ byte opk[NP * NOPS], opkey[NP * NOPS], opval[NP * NOPS];
         stamp == img_stamp[CV(j, C_CHECK)] && k == img_key[CV(j, C_CHECK)] && \
         nv == img_val[CV(j, C_CHECK)])
 
-/* The slot's owners: two at once is the race. */
+/* The slot's owners: two writers at once is the race. */
 inline take_owner(s) {
 #ifndef NO_OWNER_CHECK
-  assert(owners[s] == 0);
+  assert(owners[s] == 0 || owners[s] == owned[p] && pslot[p] == s);
 #endif
   owners[s]++;
-  owned[p] = 1
+  owned[p]++
 }
 
 #if defined(NL) && defined(FIX_VERLAST)
@@ -266,7 +277,10 @@ inline unchanged_wait() {
 proctype client(byte p) {
   byte i, opkind, k, v, nv, s, found, best, j, c, expect, newc, stamp, wid;
   byte clock, tries;
-  bool istorn, ok, anybusy;
+  bool istorn, ok, anybusy, kept;
+#ifdef REWRITE_NOCLAIM
+  bool fromcopy;
+#endif
   byte cc[NS];
   byte cm[NS * NC];
 #ifdef NL
@@ -293,8 +307,22 @@ read_again:
         :: else -> skip
         fi
      :: opkind >= OP_WRITE ->
+        if
+        :: kept ->
+           kept = 0;
+#ifdef REWRITE_NOCLAIM
+           fromcopy = 1;
+#endif
+           goto from_copy
+        :: else -> skip
+        fi;
 write_again:
+#ifdef REWRITE_NOCLAIM
+        fromcopy = 0;
+#endif
         copy_slots(0);
+from_copy:
+        skip;
         d_step {
           choose();
           nv = v;
@@ -336,12 +364,20 @@ write_again:
         /* A seq_cst compare-and-swap: our earlier stores are visible. */
         (npend[p] == 0);
 #endif
+#ifdef REWRITE_NOCLAIM
+        if
+        :: fromcopy -> atomic { newc = expect; ok = 1; take_owner(s) }
+        :: else ->
+#endif
         atomic {
           if
           :: claim[s] == expect -> claim[s] = newc; ok = 1; take_owner(s)
           :: else -> ok = 0
           fi
         };
+#ifdef REWRITE_NOCLAIM
+        fi;
+#endif
         if
         :: !ok -> goto write_again
         :: else -> skip
@@ -399,7 +435,7 @@ write_again:
 #if defined(NL) && defined(FIX_VERLAST)
         /* Release store of ver after every other store of the write. */
         (npend[p] == 0);
-        atomic { mem[s * NC + C_VER] = newc; owners[s]--; owned[p] = 0 };
+        atomic { mem[s * NC + C_VER] = newc; owners[s]--; owned[p]-- };
 #endif
 #if FLUSHVER
         /* Round trip 3, a flush: every store of the put has landed, and
@@ -428,18 +464,27 @@ write_again:
 op_done:
      skip;
      d_step {
+#ifdef REWRITE
+       /* A plain write keeps its copy, with its slot as it put it. */
+       kept = opkind == OP_WRITE && wid != 0;
+       if
+       :: kept -> cc[s] = newc; CV(s, C_VER) = newc; CV(s, C_STAMP) = stamp;
+          CV(s, C_CHECK) = wid; CV(s, C_KEY) = k; CV(s, C_VAL) = nv
+       :: else -> skip
+       fi;
+#endif
        i++; opkind = 0; k = 0; v = 0; nv = 0; s = 0; found = 0; c = 0;
        expect = 0; newc = 0; stamp = 0; wid = 0; tries = 0; istorn = 0;
        ok = 0; anybusy = 0;
        j = 0;
        do
-       :: j < NS -> cc[j] = 0; CV(j, C_VER) = 0; CV(j, C_STAMP) = 0;
+       :: j < NS && !kept -> cc[j] = 0; CV(j, C_VER) = 0; CV(j, C_STAMP) = 0;
           CV(j, C_CHECK) = 0; CV(j, C_KEY) = 0; CV(j, C_VAL) = 0;
 #ifdef NL
           ctag[j] = 0;
 #endif
           j++
-       :: else -> break
+       :: j >= NS || kept -> break
        od;
        j = 0
      }
@@ -449,12 +494,13 @@ op_done:
 }
 
 /* A write ends when its last store has landed (and landed again, if it
-   will); with FIX_FLUSHVER, when its ver lands. */
+   will); with FIX_FLUSHVER, when its ver lands, sent once the write's
+   other stores had all landed. */
 #define RELEASE(q, c) \
        if \
-       :: NET_RELEASES && npend[q] == 0 && nredo[q] == 0 && owned[q] && \
-          (!FLUSHVER || c == C_VER) -> \
-          owners[pslot[q]]--; owned[q] = 0 \
+       :: FLUSHVER && c == C_VER -> owners[pslot[q]]--; owned[q]-- \
+       :: !FLUSHVER && NET_RELEASES && npend[q] == 0 && nredo[q] == 0 && \
+          owned[q] -> owners[pslot[q]]--; owned[q] = 0 \
        :: else -> skip \
        fi
 
@@ -535,6 +581,10 @@ init {
     OP(0, 0, OP_WRITE, 1, 1);
     OP(1, 0, OP_WRITE, 2, 2);
     OP(2, 0, OP_READ, 1, 0);
+#ifdef REWRITE
+    /* Writer 0 then writes key 1 again, value 3, from its own copy. */
+    OP(0, 1, OP_WRITE, 1, 3);
+#endif
 #endif
   };
   atomic { run client(0); run client(1); run client(2) };

@@ -16,15 +16,22 @@
  * update: the same write, its value made from the copy of round trip 1 by
  *        the caller's function (protocol.c), which runs again after a lost
  *        claim.  A key whose slot is being written is read again first.
- * write of a key read before: a single read keeps its copy (memo.h), and
- *        a single write of that key starts from it in place of round trip
- *        1, so it waits twice: the claim, with a fresh get of the
+ * write of a key read or written before: a single read keeps its copy
+ *        (memo.h), and so does a single write, patched with the entry it
+ *        put; a single write of that key starts from it in place of round
+ *        trip 1, so it waits twice: the claim, with a fresh get of the
  *        candidates beside it, then the put.  That is a cache's pattern
- *        (POET's DHT_Wrapper, rmadht_cache: read, miss, compute, write).
+ *        (POET's DHT_Wrapper, rmadht_cache: read, miss, compute, write;
+ *        POET writes a key again for each cell of a work package that
+ *        shares it).
  *        However old the copy, a claim compares the slot's claim word with
  *        the copy's: if it wins, no writer has claimed the slot since, so
  *        the slot still holds what the copy shows and the choice made from
  *        it stands, as for any copy whose claim follows it a while later.
+ *        A copy this rank's write left may show its own slot finished
+ *        while that write's ver is still outstanding; the new write puts
+ *        everything but ver and flushes, which completes the old ver before
+ *        the new one is sent.
  *        The key may meanwhile have gone to another slot; then it has two,
  *        as two racing inserts leave, and the fresh get keeps ours the
  *        newer: its epoch passes every epoch that get shows, so a write
@@ -48,6 +55,8 @@
  * The claim is 32-bit because Open MPI 4.1.4 crashes in a 64-bit
  * MPI_Compare_and_swap to another rank; 32-bit works on both MPIs.
  */
+#include <string.h>
+
 #include "memo.h"
 #include "protocol.h"
 #include "rma.h"
@@ -83,9 +92,10 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
   struct scratch *s = t->scratch;
   size_t ks = t->layout.key_size;
   batch_place_write(t, n, keys, src);
-  /* A plain single write of a key read before starts from that copy; any
-     other write makes a kept copy of its key stale. */
-  int memo = n == 1 && src->values && !src->fn && memo_take(t, 0, keys);
+  /* A plain single write of a key read or written before starts from that
+     copy; any other write makes a kept copy of its key stale. */
+  int single = n == 1 && src->values && !src->fn;
+  int memo = single && memo_take(t, 0, keys);
   if (!memo)
     for (int i = 0; i < (int)n; i++) memo_drop(t, i, keys + i * ks);
   int ntodo = (int)n;
@@ -157,6 +167,12 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
                              &image);
       if (rc) return rc;
       protocol_image(t, i, key, s->claim[i], image, &status[i]);
+      /* The copy as this write leaves the slot, for the next write of the
+         key: POET writes a key once per cell that has it, and cells of a
+         work package share keys. */
+      if (single)
+        memcpy(batch_cand(t, i) + (size_t)s->slot[i] * t->layout.slot_size,
+               image, t->layout.slot_size);
       /* Claim and ver stay out of the put: both are only ever changed by
          compare-and-swap, and accumulates and puts may not overlap. */
       size_t len = t->layout.slot_size - SLOT_OFF_STAMP;
@@ -193,6 +209,8 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
       protocol_pause(t, lost, 0);
     }
   }
+  if (single && (status[0] == RMADHT_OK || status[0] == RMADHT_EVICTED))
+    memo_store(t, 0, keys);
   return RMADHT_OK;
 }
 

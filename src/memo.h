@@ -1,11 +1,13 @@
 /*
- * Copies of recent single reads' candidate groups, which a later write of
- * the same key starts from instead of reading them again: a cache reads a
- * key, misses, computes and writes it, and the write then waits twice, not
- * three times (lockfree.c says why an old copy is safe to claim from).
+ * Copies of recent single reads' and writes' candidate groups, which a
+ * later write of the same key starts from instead of reading them again: a
+ * cache reads a key, misses, computes and writes it, and the write then
+ * waits twice, not three times; so does a second write of that key
+ * (lockfree.c says why an old copy is safe to claim from).
  *
  * Two-way sets chosen by the key's fingerprint; an entry is taken by the
- * write that uses it and dropped by any other write of its key.  A copy only
+ * write that uses it (which leaves its own) and dropped by any other write
+ * of its key.  A copy only
  * saves a round trip: losing one to a collision costs nothing else.
  */
 #ifndef RMADHT_MEMO_H
