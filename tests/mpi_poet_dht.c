@@ -379,21 +379,26 @@ static void test_evictions(void) {
 /* POET reads a cell's key and writes it on a miss: on the RMA path that
    write waits twice, for the claim and for the put, as POET's own does,
    and leaves the last compare-and-swap outstanding (dht_stored); on the
-   node-local path it waits for nothing. */
+   node-local path it waits for nothing.  One rank writes at a time: two
+   writers choosing one free slot at once is a race one of them loses and
+   reads again for, which is not what is counted here. */
 static void test_write_waits(void) {
   DHT *d = DHT_create(MPI_COMM_WORLD, 2000, DATA_BYTES, KEY_BYTES, fnv_hash);
   CHECK(d != NULL);
   if (!d) return;
   unsigned char key[KEY_BYTES], data[DATA_BYTES], got[DATA_BYTES];
   long most = 0, misses = 0;
-  for (int i = 0; i < 64; i++) {
-    make_key(key, nranks + 1 + rank, i);
-    make_data(data, rank, i, 0);
-    CHECK(DHT_read(d, key, got) == DHT_READ_MISS);
-    misses++;
-    long before = flushes;
-    CHECK(DHT_write(d, key, data, NULL, NULL) == DHT_SUCCESS);
-    if (flushes - before > most) most = flushes - before;
+  for (int writer = 0; writer < nranks; writer++) {
+    for (int i = 0; i < 64 && writer == rank; i++) {
+      make_key(key, nranks + 1 + rank, i);
+      make_data(data, rank, i, 0);
+      CHECK(DHT_read(d, key, got) == DHT_READ_MISS);
+      misses++;
+      long before = flushes;
+      CHECK(DHT_write(d, key, data, NULL, NULL) == DHT_SUCCESS);
+      if (flushes - before > most) most = flushes - before;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
   }
   CHECK(most <= 2);
   MPI_Barrier(MPI_COMM_WORLD);
