@@ -167,9 +167,8 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
                              &image);
       if (rc) return rc;
       protocol_image(t, i, key, s->claim[i], image, &status[i]);
-      /* The copy as this write leaves the slot, for the next write of the
-         key: POET writes a key once per cell that has it, and cells of a
-         work package share keys. */
+      /* The copy as this write leaves the slot, for the next single
+         write of the key. */
       if (single)
         memcpy(batch_cand(t, i) + (size_t)s->slot[i] * t->layout.slot_size,
                image, t->layout.slot_size);

@@ -3,9 +3,9 @@
  * the MPI_Win_flush calls a rank waits in (interposed: the library is
  * linked in as objects): a read waits once, a write three times, and a
  * write of a key the rank has read or written before twice, starting from
- * that operation's copy (src/memo.h).  Then the race that start leaves open: another
- * rank writes the key to another slot between the read and the write;
- * the later write must still be the one every rank reads.
+ * that operation's copy (src/memo.h).  Then the race that start leaves
+ * open: another rank writes the key to another slot between the read and
+ * the write; the later write must still be the one every rank reads.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +106,7 @@ static void counts(int rank) {
 
   /* A key written again (POET's cells of one package that share a key):
      from the copy the last write left, two waits, flushed or not, and
-     every rank reads the last value. */
+     the key then holds the last value. */
   for (int j = 0; j < 3; j++) {
     v[0] ^= 1;
     CHECK_WAITS(rmadht_write(t, pk[0], v), RMADHT_OK, 2);
@@ -118,8 +118,8 @@ static void counts(int rank) {
   CHECK_RC(rmadht_read(t, pk[0], got), RMADHT_OK);
   CHECK(!memcmp(got, v, VS));
 
-  /* No copy to start from: a write without a read, a write after a read
-     of another key, an update, a remove. */
+  /* Three waits where no copy is used: a write without a read, a write
+     after a read of another key, an update, a remove. */
   unsigned char k2[KS];
   make_key(k2, base + 2);
   CHECK_WAITS(rmadht_write(t, k2, v), RMADHT_OK, 3);
