@@ -22,6 +22,7 @@ variants=(
   "rma-fresh|pass|-DRESTORE -DFRESH -DFIX_WAIT -DFIX_FLUSHVER"
   "rma-update|pass|-DRESTORE -DUPDATE -DFIX_WAIT -DFIX_FLUSHVER"
   "rma-rewrite|pass|-DRESTORE -DREWRITE -DFIX_WAIT -DFIX_FLUSHVER"
+  "rma-guess|pass|-DRESTORE -DFRESH -DGUESS -DFIX_WAIT -DFIX_FLUSHVER"
   "nl|pass|-DNL -DFIX_VERLAST -DFIX_WAIT"
   "nl-fresh|pass|-DNL -DFRESH -DFIX_VERLAST -DFIX_WAIT"
   "nl-update|pass|-DNL -DUPDATE -DFIX_VERLAST -DFIX_WAIT"
@@ -34,6 +35,7 @@ variants=(
   "rma-restore|fail|-DRESTORE -DFIX_WAIT -DFIX_DIFF"
   "rma-restore-nowait|fail|-DRESTORE -DFIX_FLUSHVER"
   "rma-rewrite-noclaim|fail|-DRESTORE -DREWRITE -DREWRITE_NOCLAIM -DFIX_WAIT -DFIX_FLUSHVER"
+  "rma-guess-any|fail|-DRESTORE -DFRESH -DGUESS -DGUESS_ANY -DFIX_WAIT -DFIX_FLUSHVER"
   "nl-no-verlast|fail|-DNL -DFIX_WAIT"
   "nl-no-wait|fail|-DNL -DFIX_VERLAST"
 )
@@ -72,6 +74,7 @@ for v in "${variants[@]}"; do
     "") ;;
     *owners*) what="two writers own one slot" ;;
     *incs*) what="an increment was lost" ;;
+    *"invalid end state"*) what="a client waits forever" ;;
     *written*) what="a read returned a value never written for its key" ;;
     *tag*) what="a slot unfinished or under a stale tag after writers stopped" ;;
     *assertion*) what="a slot torn or in flight after writers stopped" ;;

@@ -40,6 +40,15 @@
  *                 be on its way
  *   REWRITE_NOCLAIM REWRITE, the second write putting into the slot its
  *                 copy shows as its own without claiming it again
+ *   GUESS         RMA, FRESH: a write with no copy kept guesses a slot
+ *                 and sends, beside its copy (in either order), a
+ *                 compare-and-swap of that slot's claim from 0; a won
+ *                 guess is its slot, or is given back as a tombstone
+ *                 (the write's key being elsewhere, chosen freely here
+ *                 since one slot has no elsewhere) before the write goes
+ *                 on from its copy; a lost one goes on from the copy
+ *   GUESS_ANY     GUESS, the guess taking the slot whatever its claim (a
+ *                 fetch-and-add instead of a compare-and-swap from 0)
  *   NO_OWNER_CHECK drop the "one owner" assertion, so that the search goes
  *                 on to what the race does to the table
  *
@@ -127,6 +136,24 @@ byte opk[NP * NOPS], opkey[NP * NOPS], opval[NP * NOPS];
 #define CLAIMABLE(j) (cc[j] == 0 || (!INFL(j) && (LIVE(j) || TOMB(j))))
 #endif
 #define EPOCH(j) (CV(j, C_STAMP) >> 2)
+#ifdef GUESS
+#define TOMBING tombing
+#else
+#define TOMBING 0
+#endif
+
+/* A blind write's guess of slot g: its claim from 0 to 1, or with
+   GUESS_ANY from whatever it is to the next value. */
+#ifdef GUESS_ANY
+#define GUESS_CAS(g) atomic { expect = claim[g]; newc = expect + 1; \
+  claim[g] = newc; ok = 1; take_owner(g) }
+#else
+#define GUESS_CAS(g) atomic { if \
+  :: claim[g] == 0 -> expect = 0; newc = 1; claim[g] = 1; ok = 1; \
+     take_owner(g) \
+  :: else -> ok = 0 \
+  fi }
+#endif
 
 /* Whether the new image equals the copy in chunk c (check: same content). */
 #define SAME(j, c) ((c) == C_VER && newc == CV(j, C_VER) || \
@@ -281,6 +308,9 @@ proctype client(byte p) {
 #ifdef REWRITE_NOCLAIM
   bool fromcopy;
 #endif
+#ifdef GUESS
+  bool tombing;
+#endif
   byte cc[NS];
   byte cm[NS * NC];
 #ifdef NL
@@ -316,6 +346,26 @@ read_again:
            goto from_copy
         :: else -> skip
         fi;
+#ifdef GUESS
+        /* Round trip 1 of a blind write: the copy and the guess, which
+           MPI does not order; the guess is one atomic step and only the
+           copy's claim word can see it, so the two orders cover all. */
+        s = NS - 1;
+        if
+        :: GUESS_CAS(s); copy_slots(0)
+        :: copy_slots(0); GUESS_CAS(s)
+        fi;
+        if
+        :: !ok -> goto from_copy
+        :: else -> skip
+        fi;
+        d_step { choose(); nv = v; s = NS - 1 };
+        if
+        :: tombing = 1; nv = 0
+        :: found == NONE -> skip
+        fi;
+        goto claimed;
+#endif
 write_again:
 #ifdef REWRITE_NOCLAIM
         fromcopy = 0;
@@ -382,15 +432,17 @@ from_copy:
         :: !ok -> goto write_again
         :: else -> skip
         fi;
+claimed:
+        skip;
         d_step {
           /* The epoch is taken once the slot is ours (protocol_image). */
           clock++; assert(clock < 16);
-          stamp = clock * 4 + (opkind == OP_REMOVE -> TOMB_BIT : LIVE_BIT);
+          stamp = clock * 4 + (opkind == OP_REMOVE || TOMBING -> TOMB_BIT : LIVE_BIT);
           wid = nimg; nimg++; assert(wid < MAXW);
           img_ver[wid] = newc; img_stamp[wid] = stamp;
           img_key[wid] = k; img_val[wid] = nv;
           if
-          :: opkind != OP_REMOVE -> written[k * NV + nv] = 1
+          :: opkind != OP_REMOVE && !TOMBING -> written[k * NV + nv] = 1
           :: else -> skip
           fi;
           if
@@ -459,7 +511,14 @@ from_copy:
         if
         :: ok -> goto write_again
         :: else -> skip
+        fi;
+#ifdef GUESS
+        /* The guess given back, the write goes on from its copy. */
+        if
+        :: tombing -> tombing = 0; goto from_copy
+        :: else -> skip
         fi
+#endif
      fi;
 op_done:
      skip;

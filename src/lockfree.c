@@ -16,6 +16,20 @@
  * update: the same write, its value made from the copy of round trip 1 by
  *        the caller's function (protocol.c), which runs again after a lost
  *        claim.  A key whose slot is being written is read again first.
+ * blind write: a single write of a key this rank has no copy of guesses
+ *        a slot, a candidate picked by the key's fingerprint, and sends
+ *        round trip 1 with a compare-and-swap of its claim from 0 beside
+ *        the get.  Claims never return to 0, so a won guess is a slot no
+ *        writer has ever claimed: nothing of another write can be landing
+ *        in it, and it is ours as any won claim makes it.  Then the write
+ *        waits twice, as the MPI-DHT of Lübke et al. 2024 does.  If the
+ *        get shows the key in another slot, the guessed slot is given
+ *        back as a tombstone (free to writers) and the key's own slot
+ *        claimed in the same round trip, so a key never gets a second
+ *        slot this way.  A lost guess costs nothing but the
+ *        compare-and-swap: the write goes on from the get as ever.  In a
+ *        table far from full most guesses win (a slot is claimed once
+ *        some key has taken it, so the odds fall as the table fills).
  * write of a key read or written before: a single read keeps its copy
  *        (memo.h), and so does a single write, patched with the entry it
  *        put; a single write of that key starts from it in place of round
@@ -87,6 +101,58 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
   return RMADHT_OK;
 }
 
+/* The candidate a blind write of item i guesses free: spread over all of
+   them by the fingerprint, since writers fill a group from its first
+   slot. */
+static int guess_of(const rmadht *t, int i) {
+  const struct place *p = &t->scratch->place[i];
+  return (int)((p->tag >> 1) % (uint32_t)(p->ngroups * SLOT_GROUP));
+}
+
+/* Queues the guess of item i beside its get: a compare-and-swap of the
+   guessed slot's claim from 0 to 1, its result in s->result[i]. */
+static int guess_claim(rmadht *t, int i) {
+  struct scratch *s = t->scratch;
+  int rank = s->place[i].rank;
+  s->expect[i] = 0;
+  s->claim[i] = slot_next_claim(0);
+  int rc = rmadht_mpi(MPI_Compare_and_swap(
+      &s->claim[i], &s->expect[i], &s->result[i], MPI_UINT32_T, rank,
+      (MPI_Aint)(protocol_slot_disp(t, i, guess_of(t, i)) + SLOT_OFF_CLAIM),
+      t->win));
+  return rc ? rc : batch_atomic(t, rank);
+}
+
+/* Gives item i's won guess back: queues the put of a tombstone into it
+   (its ver follows after the next flush, guess_release) and patches the
+   copy to show it so. */
+static int guess_return(rmadht *t, int i, const unsigned char *key) {
+  struct scratch *s = t->scratch;
+  const struct place *p = &s->place[i];
+  int at = guess_of(t, i);
+  unsigned char *image;
+  int rc = rma_pending_image(t, p->rank, p->group[at / SLOT_GROUP], &image);
+  if (rc) return rc;
+  slot_fill(&t->layout, image, slot_next_claim(0), ++t->clock, STAMP_TOMB,
+            key, NULL);
+  memcpy(batch_cand(t, i) + (size_t)at * t->layout.slot_size, image,
+         t->layout.slot_size);
+  rc = rma_put(t, p->rank, protocol_slot_disp(t, i, at) + SLOT_OFF_STAMP,
+               t->layout.slot_size - SLOT_OFF_STAMP, image + SLOT_OFF_STAMP);
+  if (rc) return rc;
+  batch_touch(t, p->rank);
+  return RMADHT_OK;
+}
+
+/* Once guess_return's put is complete: the compare-and-swap of its ver. */
+static int guess_release(rmadht *t, int i) {
+  const struct place *p = &t->scratch->place[i];
+  int at = guess_of(t, i);
+  return rma_pending_cas(t, p->rank, p->group[at / SLOT_GROUP],
+                         protocol_slot_disp(t, i, at) + SLOT_OFF_VER, 0,
+                         slot_next_claim(0));
+}
+
 static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
                     const struct write_src *src, int *status) {
   struct scratch *s = t->scratch;
@@ -96,10 +162,11 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
      copy; any other write makes a kept copy of its key stale. */
   int single = n == 1 && src->values && !src->fn;
   int memo = single && memo_take(t, 0, keys);
+  int guess = single && !memo;
   if (!memo)
     for (int i = 0; i < (int)n; i++) memo_drop(t, i, keys + i * ks);
   int ntodo = (int)n;
-  for (; ntodo > 0; memo = 0) {
+  for (; ntodo > 0; memo = 0, guess = 0) {
     int nwave = batch_select_wave(t, &ntodo);
     int rc;
     if (!memo) {
@@ -107,16 +174,31 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
         rc = batch_get_candidates(t, s->wave[w], 1);
         if (rc) return rc;
       }
+      if (guess && (rc = guess_claim(t, 0))) return rc;
       rc = batch_flush_touched(t);
       if (rc) return rc;
     }
 
-    /* An item that found its key busy, and one that lost its claim. */
-    int nclaim = 0, waiting = -1, lost = -1;
+    /* An item that found its key busy, one that lost its claim, and a
+       won guess given back. */
+    int nclaim = 0, waiting = -1, lost = -1, returned = -1;
     for (int w = 0; w < nwave; w++) {
       int i = s->wave[w];
       enum decision d = protocol_decide(t, i, keys + i * ks, 0, &status[i]);
       if (d == DECIDE_DONE) continue;
+      if (guess && s->result[i] == 0) {
+        if (s->kind[i] != CHOICE_UPDATE) {
+          s->slot[i] = guess_of(t, i);
+          s->expect[i] = 0;
+          s->claim[i] = slot_next_claim(0);
+          s->kind[i] = CHOICE_FREE;
+          s->wave[nclaim++] = i;
+          continue;
+        }
+        rc = guess_return(t, i, keys + i * ks);
+        if (rc) return rc;
+        returned = i;
+      }
       /* Its key's slot, or the slot chosen, is another rank's write
          landing: wait, then read again. */
       if (d == DECIDE_AGAIN ||
@@ -142,6 +224,7 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
       s->wave[nclaim++] = i;
     }
     rc = batch_flush_touched(t);
+    if (!rc && returned >= 0) rc = guess_release(t, returned);
     if (rc) return rc;
     if (memo && nclaim) {
       uint64_t top = search_top_epoch(&t->layout, batch_cand(t, 0),
