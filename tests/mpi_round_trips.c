@@ -5,9 +5,9 @@
  * read or written before twice, starting from that operation's copy
  * (src/memo.h), and so does a write of a new key, whose guess wins; an
  * update, a remove and a write of a key the rank has no copy of wait three
- * times.  Then the race that start leaves
- * open: another rank writes the key to another slot between the read and
- * the write; the later write must still be the one every rank reads.
+ * times.  Then the race that starting from a copy leaves open: another
+ * rank writes the key to another slot between the read and the write; the
+ * later write must still be the one every rank reads.
  */
 #include <stdlib.h>
 #include <string.h>
