@@ -101,6 +101,39 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
   return RMADHT_OK;
 }
 
+/* The buffer for the image item i puts into its candidate c, recorded as
+   outstanding until its target is flushed (rma.h). */
+static int entry_image(rmadht *t, int i, int c, unsigned char **image) {
+  const struct place *p = &t->scratch->place[i];
+  return rma_pending_image(t, p->rank, p->group[c / SLOT_GROUP], image);
+}
+
+/* Queues the put of image into candidate c of item i, all but its claim
+   and ver: both are only ever changed by compare-and-swap, and
+   accumulates and puts may not overlap.  patch: item i's copy is made to
+   show the slot as the put leaves it, for the next single write of the
+   key. */
+static int put_entry(rmadht *t, int i, int c, const unsigned char *image,
+                     int patch) {
+  int rank = t->scratch->place[i].rank;
+  size_t size = t->layout.slot_size;
+  if (patch) memcpy(batch_cand(t, i) + (size_t)c * size, image, size);
+  int rc = rma_put(t, rank, protocol_slot_disp(t, i, c) + SLOT_OFF_STAMP,
+                   size - SLOT_OFF_STAMP, image + SLOT_OFF_STAMP);
+  if (!rc) batch_touch(t, rank);
+  return rc;
+}
+
+/* Once put_entry's put is complete: the compare-and-swap of the slot's ver
+   from old to new_value, left outstanding. */
+static int send_ver(rmadht *t, int i, int c, uint32_t old,
+                    uint32_t new_value) {
+  const struct place *p = &t->scratch->place[i];
+  return rma_pending_cas(t, p->rank, p->group[c / SLOT_GROUP],
+                         protocol_slot_disp(t, i, c) + SLOT_OFF_VER, old,
+                         new_value);
+}
+
 /* The candidate a blind write of item i guesses free: spread over all of
    them by the fingerprint, since writers fill a group from its first
    slot. */
@@ -124,33 +157,16 @@ static int guess_claim(rmadht *t, int i) {
 }
 
 /* Gives item i's won guess back: queues the put of a tombstone into it
-   (its ver follows after the next flush, guess_release) and patches the
-   copy to show it so. */
+   (its ver follows after the next flush) and patches the copy to show it
+   so. */
 static int guess_return(rmadht *t, int i, const unsigned char *key) {
-  struct scratch *s = t->scratch;
-  const struct place *p = &s->place[i];
   int at = guess_of(t, i);
   unsigned char *image;
-  int rc = rma_pending_image(t, p->rank, p->group[at / SLOT_GROUP], &image);
+  int rc = entry_image(t, i, at, &image);
   if (rc) return rc;
   slot_fill(&t->layout, image, slot_next_claim(0), ++t->clock, STAMP_TOMB,
             key, NULL);
-  memcpy(batch_cand(t, i) + (size_t)at * t->layout.slot_size, image,
-         t->layout.slot_size);
-  rc = rma_put(t, p->rank, protocol_slot_disp(t, i, at) + SLOT_OFF_STAMP,
-               t->layout.slot_size - SLOT_OFF_STAMP, image + SLOT_OFF_STAMP);
-  if (rc) return rc;
-  batch_touch(t, p->rank);
-  return RMADHT_OK;
-}
-
-/* Once guess_return's put is complete: the compare-and-swap of its ver. */
-static int guess_release(rmadht *t, int i) {
-  const struct place *p = &t->scratch->place[i];
-  int at = guess_of(t, i);
-  return rma_pending_cas(t, p->rank, p->group[at / SLOT_GROUP],
-                         protocol_slot_disp(t, i, at) + SLOT_OFF_VER, 0,
-                         slot_next_claim(0));
+  return put_entry(t, i, at, image, 1);
 }
 
 static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
@@ -224,7 +240,8 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
       s->wave[nclaim++] = i;
     }
     rc = batch_flush_touched(t);
-    if (!rc && returned >= 0) rc = guess_release(t, returned);
+    if (!rc && returned >= 0)
+      rc = send_ver(t, returned, guess_of(t, returned), 0, slot_next_claim(0));
     if (rc) return rc;
     if (memo && nclaim) {
       uint64_t top = search_top_epoch(&t->layout, batch_cand(t, 0),
@@ -244,25 +261,12 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
         lost = i;
         continue;
       }
-      const struct place *p = &s->place[i];
       unsigned char *image;
-      rc = rma_pending_image(t, p->rank, p->group[s->slot[i] / SLOT_GROUP],
-                             &image);
+      rc = entry_image(t, i, s->slot[i], &image);
       if (rc) return rc;
       protocol_image(t, i, key, s->claim[i], image, &status[i]);
-      /* The copy as this write leaves the slot, for the next single
-         write of the key. */
-      if (single)
-        memcpy(batch_cand(t, i) + (size_t)s->slot[i] * t->layout.slot_size,
-               image, t->layout.slot_size);
-      /* Claim and ver stay out of the put: both are only ever changed by
-         compare-and-swap, and accumulates and puts may not overlap. */
-      size_t len = t->layout.slot_size - SLOT_OFF_STAMP;
-      rc = rma_put(t, p->rank,
-                   protocol_slot_disp(t, i, s->slot[i]) + SLOT_OFF_STAMP, len,
-                   image + SLOT_OFF_STAMP);
+      rc = put_entry(t, i, s->slot[i], image, single);
       if (rc) return rc;
-      batch_touch(t, p->rank);
       s->wave[nput++] = i;
       if (!s->value[i] && protocol_more_copies(t, i, key))
         protocol_requeue(t, &ntodo, i);
@@ -273,11 +277,7 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
     if (rc) return rc;
     for (int w = 0; w < nput; w++) {
       int i = s->wave[w];
-      const struct place *p = &s->place[i];
-      rc = rma_pending_cas(
-          t, p->rank, p->group[s->slot[i] / SLOT_GROUP],
-          protocol_slot_disp(t, i, s->slot[i]) + SLOT_OFF_VER,
-          s->expect[i], s->claim[i]);
+      rc = send_ver(t, i, s->slot[i], s->expect[i], s->claim[i]);
       if (rc) return rc;
     }
     /* Before waiting on another rank's write, complete ours: two ranks
