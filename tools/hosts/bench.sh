@@ -43,10 +43,10 @@ exec 9> "/run/$RMADHT_HOSTS_SET-hosts.lock"
 flock -n 9 || { echo "bench.sh: another run uses these hosts" >&2; exit 1; }
 export RMADHT_HOSTS_HOLDER=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 "$hosts" up 2 || exit 1
-# shellcheck source=tools/hosts/run_phases.sh
-. "$here/run_phases.sh"
+# shellcheck source=tools/hosts/run_bounded.sh
+. "$here/run_bounded.sh"
 # Stopped or done: end the run under way, then the hosts.
-trap '[ -n "$run_phases_pid" ] && kill -- "$run_phases_pid" 2> /dev/null; "$hosts" down' EXIT
+trap '[ -n "$run_bounded_pid" ] && kill -- "$run_bounded_pid" 2> /dev/null; "$hosts" down' EXIT
 trap 'exit 1' INT TERM
 out=$root/bench-results/hosts
 mkdir -p "$out"
@@ -55,7 +55,7 @@ log=$(mktemp)
 failed=0
 
 # Runs PROGRAM on PPN ranks per host until it has printed NEED JSON lines
-# (run_phases.sh: a run that printed every line and then hangs in
+# (run_bounded.sh: a run that printed every line and then hangs in
 # MPI_Finalize is stopped after 15 s and counted complete), and appends
 # them to FILE, each with the load average at the start and the ranks per
 # host.
@@ -63,7 +63,7 @@ run() {
   local file=$1 need=$2 ppn=$3; shift 3
   local load; load=$(cut -d' ' -f1 /proc/loadavg)
   run_phases "$need" 15 "$limit" "$mpi" "$ppn" "$@"
-  [ "$run_phases_hung" = 1 ] && echo "  (MPI_Finalize hung after the last phase; stopped)"
+  [ "$run_bounded_hung" = 1 ] && echo "  (MPI_Finalize hung after the last phase; stopped)"
   local got; got=$(grep -c '^{' "$log")
   sed -n "s/^{/{\"load_average\": $load, \"ranks_per_host\": $ppn, /p" "$log" >> "$file"
   printf '%-7s %d/host %-44s %d/%d phases  %4ds  load %s\n' "$mpi" "$ppn" \

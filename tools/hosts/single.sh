@@ -26,8 +26,8 @@ out=$root/bench-results/single
 mkdir -p "$out"
 uptime
 log=$(mktemp)
-# shellcheck source=tools/hosts/run_phases.sh
-. "$here/run_phases.sh"
+# shellcheck source=tools/hosts/run_bounded.sh
+. "$here/run_bounded.sh"
 # Runs PROGRAM on the hosts until it has printed NEED JSON lines and prints
 # them; a hang in MPI_Finalize after them is stopped 5 s later.
 run() {

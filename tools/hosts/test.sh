@@ -48,29 +48,18 @@ successes() {
   else grep -oE "[0-9]+ passed" "$log" | wc -l; fi
 }
 
-# Runs one test program; sets verdict.  MPICH 4.0.2 over UCX 1.13's TCP
-# transport can hang inside MPI_Finalize after a test has passed on every
-# rank: one rank waits in UCX for a peer that has already left UCX for the
-# process manager's barrier (docs/howto/across-hosts.md).  A run whose every
-# rank reported success and that then hangs is a pass, and is said to be
-# one (after a 5 s grace); any other hang or failure is not.
+# shellcheck source=tools/hosts/run_bounded.sh
+. "$here/run_bounded.sh"
+run_bounded_merge=1
+# Runs one test program; sets verdict.  A run whose every rank reported
+# success and that then hangs (MPICH 4.0.2 over UCX 1.13's TCP transport
+# can, inside MPI_Finalize: run_bounded.sh) is a pass, and is said to be
+# one; any other hang or failure is not.
 run_one() {
-  "$hosts" run "$mpi" "$ppn" "$limit" "$@" > "$log" 2>&1 &
-  local pid=$! waited=0 done_at=""
-  while kill -0 "$pid" 2> /dev/null; do
-    sleep 1; waited=$((waited + 1))
-    if [ -z "$done_at" ] && [ "$(successes)" -ge "$need" ]; then
-      done_at=$waited
-    fi
-    if [ -n "$done_at" ] && [ $((waited - done_at)) -ge 5 ]; then
-      kill -- "$pid" 2> /dev/null; pkill -f -- "$1" 2> /dev/null
-      wait "$pid" 2> /dev/null
-      verdict="passed (MPI_Finalize hung, killed)"
-      return
-    fi
-  done
-  wait "$pid"; local rc=$?
-  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then verdict="HUNG (killed)"
+  run_bounded '[ "$(successes)" -ge "$need" ]' 5 "$limit" "$mpi" "$ppn" "$@"
+  local rc=$?
+  if [ "$run_bounded_hung" = 1 ]; then verdict="passed (MPI_Finalize hung, killed)"
+  elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then verdict="HUNG (killed)"
   elif [ $rc -ne 0 ]; then verdict="FAILED (exit $rc)"
   elif [ "$(successes)" -lt "$need" ]; then verdict="FAILED (no success reported)"
   else verdict=passed; fi
