@@ -446,9 +446,9 @@ static double heap_bytes(void) {
    barriers keep every rank's other allocations out of the difference:
    SMPI runs every simulated rank in one process, on one heap.  The
    reduction makes, if not yet made, what MPI keeps once per communicator
-   for reductions on it (SMPI 3.32: about 190 bytes per rank of the
-   communicator), which would otherwise be charged to the first call that
-   reduces over MPI_COMM_WORLD: rmadht_create's agreements. */
+   for reductions on it (SMPI 3.32: about 190 bytes per rank and peer),
+   which would otherwise be charged to the first call that reduces over
+   MPI_COMM_WORLD: rmadht_create's agreements. */
 static double heap_before(void) {
   int any = 0, all;
   MPI_Allreduce(&any, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
