@@ -76,7 +76,8 @@ int local_write(struct local_table *t, const void *key, const void *value) {
   fetch(t, key, &p);
   enum choice_kind kind;
   uint64_t top;
-  int c = choose_slot(&t->l, t->cand, p.ngroups, key, &kind, &top);
+  int home[2] = {place_home(&p, 0), place_home(&p, 1)};
+  int c = choose_slot(&t->l, t->cand, p.ngroups, home, key, &kind, &top);
   if (top > t->clock) t->clock = top;
   unsigned char *slot = t->mem + slot_group_disp(&t->l, p.group[c / SLOT_GROUP]) +
                         (size_t)(c % SLOT_GROUP) * t->l.slot_size;

@@ -100,7 +100,9 @@ typedef struct rmadht rmadht; /* opaque */
 typedef struct rmadht_config {
   size_t key_size, value_size; /* bytes, both > 0 */
   size_t bytes_per_rank;       /* table memory this rank contributes; the
-                                  same on every rank */
+                                  same on every rank, at least one group of
+                                  8 slots (and 64 bytes of tags or locks
+                                  in the lock-free and fine-lock modes) */
   enum rmadht_mode mode;       /* default RMADHT_LOCK_FREE */
   /* Placement hash; NULL selects XXH3-64.  A custom hash must be the same
      function on every rank (only its presence is checked). */

@@ -450,10 +450,16 @@ claimed:
           :: else -> skip
           fi;
           pslot[p] = s;
-#ifdef NL
-          /* Tag (relaxed), then stamp..value; ver with them unless last. */
+          /* Tag, then stamp..value; ver with them unless last.  On the
+             node-local path the tag is a relaxed store.  On the RMA path
+             it goes in the put, and with FIX_FLUSHVER it is set where
+             the flush completes the put (below): no modelled reader
+             looks at it before, so when it lands within the put does
+             not matter, and leaving that open would only multiply the
+             states. */
+#if !FLUSHVER
           pend[p * NCP + C_TAG] = 1;
-          pval[p * NCP + C_TAG] = (opkind == OP_REMOVE -> 0 : k);
+          pval[p * NCP + C_TAG] = (opkind == OP_REMOVE || TOMBING -> 0 : k);
           npend[p]++;
 #endif
           c = 0;
@@ -495,6 +501,7 @@ claimed:
            until it lands (once); the writer owns the slot until then. */
         (npend[p] == 0 && nredo[p] == 0);
         d_step {
+          tag[s] = (opkind == OP_REMOVE || TOMBING -> 0 : k);
           pend[p * NCP + C_VER] = 1; pval[p * NCP + C_VER] = newc; npend[p]++
         };
 #endif
@@ -650,7 +657,7 @@ init {
   (clients_done == NP);
   (npend[0] + npend[1] + npend[2] + nredo[0] + nredo[1] + nredo[2] == 0);
   /* Writers have stopped and every store has landed: no slot may be torn
-     or in flight, and on the node-local path every tag names its key. */
+     or in flight, and every tag names its key (0 for a tombstone). */
   d_step {
     j = 0;
     do
@@ -663,10 +670,8 @@ init {
        CV(j, C_VAL) = mem[j * NC + C_VAL];
        assert(owners[j] == 0);
        assert(cc[j] == 0 || (!INFL(j) && !TORN(j)));
-#ifdef NL
        assert(cc[j] == 0 || (LIVE(j) && tag[j] == CV(j, C_KEY)) ||
               (TOMB(j) && tag[j] == 0));
-#endif
        j++
     :: else -> break
     od;

@@ -39,12 +39,14 @@ int config_check_local(const rmadht_config *cfg, struct slot_layout *layout) {
   /* MPI counts are int: one group must fit in a single get. */
   if (cfg->key_size > INT32_MAX / 4 || cfg->value_size > INT32_MAX / 4)
     return RMADHT_ERR_SIZE;
-  /* Without the node-local path's tags; table.c adds them when the path
-     applies, which takes a collective call to know. */
+  /* Lock-free tables keep a tag per slot, which single reads fetch
+     (lockfree.c) and the node-local path scans; the fine-lock mode keeps
+     a lock word per group. */
   int rc = slot_layout_init(layout, cfg->key_size, cfg->value_size,
                             cfg->bytes_per_rank,
-                            cfg->mode == RMADHT_FINE_LOCK ? FRONT_LOCK
-                                                          : FRONT_NONE);
+                            cfg->mode == RMADHT_FINE_LOCK   ? FRONT_LOCK
+                            : cfg->mode == RMADHT_LOCK_FREE ? FRONT_TAGS
+                                                            : FRONT_NONE);
   if (rc) return rc;
   if (layout->group_bytes > INT32_MAX) return RMADHT_ERR_SIZE;
   return RMADHT_OK;

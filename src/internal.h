@@ -8,13 +8,21 @@
 #include "slot.h"
 
 /* Where a key lives: owner rank and its two candidate groups, and the
-   fingerprint its slot's tag holds on the node-local path (never 0). */
+   fingerprint its slot's tag holds in lock-free tables (never 0). */
 struct place {
   int rank;
   uint64_t group[2];
   int ngroups; /* 1 when the table has a single group per rank */
   uint32_t tag;
 };
+
+/* The key's home slot in its candidate group g, as a candidate index
+   (g * SLOT_GROUP + j): writers take it when it is free, so that a single
+   lock-free RMA read can fetch it with the tags and need nothing more
+   (lockfree.c).  Bits of the fingerprint above bit 0, which is always 1. */
+static inline int place_home(const struct place *p, int g) {
+  return g * SLOT_GROUP + (int)((p->tag >> (1 + 3 * g)) & (SLOT_GROUP - 1));
+}
 
 /* What the items of a write call store: given values, nothing (a
    remove), or what an update function makes of each current value. */

@@ -2,8 +2,12 @@
  * Lock-free protocol: optimistic reads validated by each slot's checksum,
  * writes that own their slot by a 32-bit compare-and-swap on its claim word.
  *
- * read:  get both candidate groups, one flush per target (1 round trip);
- *        a torn match is re-read a few times, then reported missing.
+ * read:  a batch gets both candidate groups, one flush per target (1 round
+ *        trip); a single read from a rank served by messages gets both
+ *        groups' tags and the key's two home slots, and in a second round
+ *        trip only the other slots whose tag is the key's
+ *        (lf_read_single).  A torn match is re-read a few times, then
+ *        reported missing.
  * write: get the candidates (round trip 1), pick a slot, compare-and-swap
  *        its claim from the value seen to the next (round trip 2), put the
  *        new entry but its ver word and flush it (round trip 3), then
@@ -17,7 +21,7 @@
  *        the caller's function (protocol.c), which runs again after a lost
  *        claim.  A key whose slot is being written is read again first.
  * blind write: a single write of a key this rank has no copy of guesses
- *        a slot, a candidate picked by the key's fingerprint, and sends
+ *        a slot, one of the key's two home slots, and sends
  *        round trip 1 with a compare-and-swap of its claim from 0 beside
  *        the get.  Claims never return to 0, so a won guess is a slot no
  *        writer has ever claimed: nothing of another write can be landing
@@ -31,9 +35,10 @@
  *        table far from full most guesses win (a slot is claimed once
  *        some key has taken it, so the odds fall as the table fills).
  * write of a key read or written before: a single read keeps its copy
- *        (memo.h), and so does a single write, patched with the entry it
- *        put; a single write of that key starts from it in place of round
- *        trip 1, so it waits twice: the claim, with a fresh get of the
+ *        (memo.h) when a write can start from it (keep_partial_copy), and
+ *        so does a single write, patched with the entry it put; a single
+ *        write of that key starts from it in place of round trip 1, so it
+ *        waits twice: the claim, with a fresh get of the
  *        candidates beside it, then the put.  That is a cache's pattern
  *        (POET's DHT_Wrapper, rmadht_cache: read, miss, compute, write;
  *        POET writes a key again for each cell of a work package that
@@ -75,11 +80,121 @@
 #include "protocol.h"
 #include "rma.h"
 
+/* Keeps a single read's copy for a write of the key (memo.h) when that
+   write can start from it: the key was found, or a home slot is free in
+   the group a write with both whole groups would choose (choose_slot),
+   which the tags tell: a free home first, then more slots without a key.
+   Only that home is left free in the copy; the other slots the write must
+   not take, those not fetched and the other group's home, are marked as
+   written by another writer and still in flight (claimed, unfinished,
+   epoch 0, another key), which no writer chooses while a free slot
+   remains.  Otherwise the copy is of no use, and an older one is
+   dropped. */
+static void keep_partial_copy(rmadht *t, const unsigned char *key,
+                              const unsigned char *fetched,
+                              unsigned char (*tags)[4 * SLOT_GROUP]) {
+  const struct place *p = &t->scratch->place[0];
+  const struct slot_layout *l = &t->layout;
+  unsigned char *cand = batch_cand(t, 0);
+  int home[2] = {place_home(p, 0), place_home(p, 1)};
+  int best = -1, best_score = 0;
+  for (int g = 0; g < p->ngroups; g++) {
+    int score = 0;
+    for (int j = 0; j < SLOT_GROUP; j++)
+      score += slot_get32(tags[g], 4u * (size_t)j) == 0;
+    if (score > 0 && search_free(l, cand + (size_t)home[g] * l->slot_size))
+      score += 2 * SLOT_GROUP;
+    if (score > best_score) {
+      best_score = score;
+      best = g;
+    }
+  }
+  for (int c = 0; c < p->ngroups * SLOT_GROUP; c++) {
+    unsigned char *slot = cand + (size_t)c * l->slot_size;
+    if (fetched[c] && (c != home[c / SLOT_GROUP] || c / SLOT_GROUP == best ||
+                       !search_free(l, slot)))
+      continue;
+    memset(slot, 0, SLOT_HEADER);
+    slot[SLOT_OFF_CLAIM] = 1;
+    memcpy(slot + SLOT_HEADER, key, l->key_size);
+    slot[SLOT_HEADER] ^= 0xff;
+  }
+  enum choice_kind kind;
+  uint64_t top;
+  choose_slot(l, cand, p->ngroups, home, key, &kind, &top);
+  if (kind == CHOICE_EVICT)
+    memo_drop(t, 0, key);
+  else
+    memo_store(t, 0, key);
+}
+
+/* A single read fetches both groups' tags and the key's two home slots
+   in one round trip (480 bytes for rmadht-bench's sizes, where both groups
+   are 3,328), and in a second round trip the other slots whose tag is the
+   key's fingerprint, if there are any: the key away from home (both home
+   slots were taken when it was written), a second copy of it (two racing
+   inserts), or another key with the same fingerprint (1 in 2^31 per
+   slot).  Slots not fetched are left unclaimed in the copy, which makes
+   the judgement skip them.  A writer's tag lands before its ver, so a key
+   whose write has completed is never missed; one still being written may
+   be, as by any read.  Batches fetch whole groups: their round trips
+   overlap, and a second one for some items would cost all of them.  So
+   does a single read from a rank whose blocks go one get each (rma.c,
+   by default those on this node): there four gets of the tags and homes
+   would cost more than two of the groups. */
+static int lf_read_single(rmadht *t, const unsigned char *key,
+                          unsigned char *value, int *status) {
+  const struct place *p = &t->scratch->place[0];
+  size_t size = t->layout.slot_size;
+  unsigned char *cand = batch_cand(t, 0);
+  unsigned char tags[2][4 * SLOT_GROUP], fetched[2 * SLOT_GROUP];
+  int nslots = protocol_nslots(t, 0);
+  for (;;) {
+    int rc = RMADHT_OK;
+    for (int g = 0; g < p->ngroups && !rc; g++) {
+      int h = place_home(p, g);
+      rc = rma_get_tags(t, p->rank, p->group[g], tags[g]);
+      if (!rc)
+        rc = rma_get_slot(t, p->rank,
+                          p->group[g] * SLOT_GROUP + (uint64_t)(h % SLOT_GROUP),
+                          cand + (size_t)h * size);
+    }
+    batch_touch(t, p->rank);
+    if (!rc) rc = batch_flush_touched(t);
+    if (rc) return rc;
+    int more = 0;
+    for (int c = 0; c < nslots && !rc; c++) {
+      int g = c / SLOT_GROUP, j = c % SLOT_GROUP;
+      unsigned char *slot = cand + (size_t)c * size;
+      fetched[c] = c == place_home(p, g);
+      if (fetched[c]) continue;
+      if (slot_get32(tags[g], 4u * (size_t)j) == p->tag) {
+        rc = rma_get_slot(t, p->rank, p->group[g] * SLOT_GROUP + (uint64_t)j,
+                          slot);
+        fetched[c] = 1;
+        more = 1;
+      } else {
+        memset(slot + SLOT_OFF_CLAIM, 0, 4);
+      }
+    }
+    if (!rc && more) {
+      batch_touch(t, p->rank);
+      rc = batch_flush_touched(t);
+    }
+    if (rc) return rc;
+    if (!protocol_read_result(t, 0, nslots, key, value, 1, status)) break;
+  }
+  keep_partial_copy(t, key, fetched, tags);
+  return RMADHT_OK;
+}
+
 static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
                    unsigned char *values, int *status) {
   struct scratch *s = t->scratch;
   size_t ks = t->layout.key_size, vs = t->layout.value_size;
   batch_place(t, n, keys);
+  if (n == 1 && !t->per_block[s->place[0].rank])
+    return lf_read_single(t, keys, values, status);
   int ntodo = (int)n;
   while (ntodo > 0) {
     for (int k = 0; k < ntodo; k++) {
@@ -101,26 +216,35 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
   return RMADHT_OK;
 }
 
-/* The buffer for the image item i puts into its candidate c, recorded as
-   outstanding until its target is flushed (rma.h). */
-static int entry_image(rmadht *t, int i, int c, unsigned char **image) {
+/* The buffers for the image item i puts into its candidate c and for the
+   slot's tag, recorded as outstanding until its target is flushed
+   (rma.h). */
+static int entry_image(rmadht *t, int i, int c, unsigned char **image,
+                       uint32_t **tag) {
   const struct place *p = &t->scratch->place[i];
-  return rma_pending_image(t, p->rank, p->group[c / SLOT_GROUP], image);
+  return rma_pending_image(t, p->rank, p->group[c / SLOT_GROUP], image, tag);
 }
 
 /* Queues the put of image into candidate c of item i, all but its claim
-   and ver: both are only ever changed by compare-and-swap, and
-   accumulates and puts may not overlap.  patch: item i's copy is made to
-   show the slot as the put leaves it, for the next single write of the
-   key. */
+   and ver (both are only ever changed by compare-and-swap, and
+   accumulates and puts may not overlap), and of the slot's tag: the key's
+   fingerprint for a live entry, 0 for a tombstone.  The flush before ver
+   completes both.  patch: item i's copy is made to show the slot as the
+   put leaves it, for the next single write of the key. */
 static int put_entry(rmadht *t, int i, int c, const unsigned char *image,
-                     int patch) {
-  int rank = t->scratch->place[i].rank;
+                     uint32_t *tag, int patch) {
+  const struct place *p = &t->scratch->place[i];
   size_t size = t->layout.slot_size;
   if (patch) memcpy(batch_cand(t, i) + (size_t)c * size, image, size);
-  int rc = rma_put(t, rank, protocol_slot_disp(t, i, c) + SLOT_OFF_STAMP,
+  *tag = (slot_get64(image, SLOT_OFF_STAMP) & 3u) == STAMP_LIVE ? p->tag : 0;
+  int rc = rma_put(t, p->rank, protocol_slot_disp(t, i, c) + SLOT_OFF_STAMP,
                    size - SLOT_OFF_STAMP, image + SLOT_OFF_STAMP);
-  if (!rc) batch_touch(t, rank);
+  if (!rc)
+    rc = rma_put(t, p->rank,
+                 slot_tags_disp(p->group[c / SLOT_GROUP]) +
+                     4u * (uint64_t)(c % SLOT_GROUP),
+                 4, (const unsigned char *)tag);
+  if (!rc) batch_touch(t, p->rank);
   return rc;
 }
 
@@ -134,12 +258,12 @@ static int send_ver(rmadht *t, int i, int c, uint32_t old,
                          new_value);
 }
 
-/* The candidate a blind write of item i guesses free: spread over all of
-   them by the fingerprint, since writers fill a group from its first
-   slot. */
+/* The candidate a blind write of item i guesses free: one of its home
+   slots, the group picked by a bit of the fingerprint that place_home
+   leaves alone. */
 static int guess_of(const rmadht *t, int i) {
   const struct place *p = &t->scratch->place[i];
-  return (int)((p->tag >> 1) % (uint32_t)(p->ngroups * SLOT_GROUP));
+  return place_home(p, p->ngroups > 1 ? (int)(p->tag >> 7 & 1u) : 0);
 }
 
 /* Queues the guess of item i beside its get: a compare-and-swap of the
@@ -162,11 +286,12 @@ static int guess_claim(rmadht *t, int i) {
 static int guess_return(rmadht *t, int i, const unsigned char *key) {
   int at = guess_of(t, i);
   unsigned char *image;
-  int rc = entry_image(t, i, at, &image);
+  uint32_t *tag;
+  int rc = entry_image(t, i, at, &image, &tag);
   if (rc) return rc;
   slot_fill(&t->layout, image, slot_next_claim(0), ++t->clock, STAMP_TOMB,
             key, NULL);
-  return put_entry(t, i, at, image, 1);
+  return put_entry(t, i, at, image, tag, 1);
 }
 
 static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
@@ -262,10 +387,11 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
         continue;
       }
       unsigned char *image;
-      rc = entry_image(t, i, s->slot[i], &image);
+      uint32_t *tag;
+      rc = entry_image(t, i, s->slot[i], &image, &tag);
       if (rc) return rc;
       protocol_image(t, i, key, s->claim[i], image, &status[i]);
-      rc = put_entry(t, i, s->slot[i], image, single);
+      rc = put_entry(t, i, s->slot[i], image, tag, single);
       if (rc) return rc;
       s->wave[nput++] = i;
       if (!s->value[i] && protocol_more_copies(t, i, key))

@@ -3,7 +3,9 @@
  * later write of the same key starts from instead of reading them again: a
  * cache reads a key, misses, computes and writes it, and the write then
  * waits twice, not three times; so does a second write of that key
- * (lockfree.c says why an old copy is safe to claim from).
+ * (lockfree.c says why an old copy is safe to claim from).  A read's copy
+ * holds only the slots it fetched; the others are marked busy in it, so
+ * that the write chooses among the fetched ones (keep_partial_copy).
  *
  * Two-way sets chosen by the key's fingerprint; an entry is taken by the
  * write that uses it (which leaves its own) and dropped by any other write

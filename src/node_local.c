@@ -14,9 +14,10 @@
  * Nothing is left outstanding: a write is visible to every rank when the
  * call returns, and no operation counts a round trip.
  *
- * What the path adds is the tag array (slot.h): a read scans 2 x 32 bytes
- * of tags and copies only the slots whose tag matches, where an RMA read
- * fetches 16 slots (3.3 KB for the benchmark's sizes).
+ * What the path adds is reading through the tag array (slot.h): a read
+ * scans 2 x 32 bytes of tags and copies only the slots whose tag matches,
+ * where a batch of RMA reads fetches 16 slots per item (3.3 KB for the
+ * benchmark's sizes).
  *
  * read:  a batch goes in three sweeps, so that the memory works on many
  *        items at once: prefetch every item's tags; prefetch the slots

@@ -121,7 +121,8 @@ enum decision protocol_decide(rmadht *t, int i, const unsigned char *key,
   if (s->value[i]) {
     enum choice_kind kind;
     uint64_t top;
-    c = choose_slot(&t->layout, cand, ngroups, key, &kind, &top);
+    int home[2] = {place_home(&s->place[i], 0), place_home(&s->place[i], 1)};
+    c = choose_slot(&t->layout, cand, ngroups, home, key, &kind, &top);
     if (top > t->clock) t->clock = top;
     /* An update inserting its key takes the first never-claimed slot, so
        that two updaters inserting it at once meet on one claim word

@@ -312,6 +312,11 @@ int rma_get_slot(rmadht *t, int rank, uint64_t slot, unsigned char *dst) {
                     len, dst, 0);
 }
 
+int rma_get_tags(rmadht *t, int rank, uint64_t group, unsigned char *dst) {
+  return gather_add(t, rank, group, slot_tags_disp(group), 4u * SLOT_GROUP,
+                    dst, 0);
+}
+
 int rma_put(rmadht *t, int rank, uint64_t disp, size_t len,
             const unsigned char *src) {
   /* The queue only reads a put's buffer: MPI_Put takes it as const. */
@@ -334,10 +339,13 @@ static int pending_entry(rmadht *t, int rank, uint64_t group,
 }
 
 int rma_pending_image(rmadht *t, int rank, uint64_t group,
-                      unsigned char **image) {
+                      unsigned char **image, uint32_t **tag) {
   struct pending_put *e;
   int rc = pending_entry(t, rank, group, &e);
-  if (!rc) *image = e->image;
+  if (!rc) {
+    *image = e->image;
+    *tag = e->word;
+  }
   return rc;
 }
 

@@ -30,12 +30,13 @@
 #include "internal.h"
 
 /* Outstanding operations; their buffers must live until their target is
-   flushed: a slot image (put) or the three words of a compare-and-swap. */
+   flushed: a slot image and its tag (puts) or the three words of a
+   compare-and-swap. */
 struct pending_put {
   int rank;
   uint64_t group;
   unsigned char *image;
-  uint32_t *word; /* new value, compare value, result */
+  uint32_t *word; /* new value, compare value, result; or the image's tag */
 };
 struct pending {
   size_t n;
@@ -68,16 +69,19 @@ int rma_get_group_unordered(rmadht *t, int rank, uint64_t group,
                             unsigned char *dst);
 /* Queues the get of one slot (group * SLOT_GROUP + j) into dst. */
 int rma_get_slot(rmadht *t, int rank, uint64_t slot, unsigned char *dst);
+/* Queues the get of group's SLOT_GROUP tags (slot.h) into dst. */
+int rma_get_tags(rmadht *t, int rank, uint64_t group, unsigned char *dst);
 /* Queues the put of len bytes from src to disp on rank; src must stay
    unchanged until rank is flushed or unlocked, and no two puts queued to
    one target may overlap (MPI forbids it in one datatype). */
 int rma_put(rmadht *t, int rank, uint64_t disp, size_t len,
             const unsigned char *src);
 
-/* Returns the buffer for the image of a put into group on rank, recorded as
-   outstanding; flushes the oldest target if the record is full. */
+/* Returns the buffers for the image of a put into group on rank and for
+   its tag, recorded as outstanding; flushes the oldest target if the
+   record is full. */
 int rma_pending_image(rmadht *t, int rank, uint64_t group,
-                      unsigned char **image);
+                      unsigned char **image, uint32_t **tag);
 
 /* Issues a compare-and-swap of the 32-bit word at disp in group on rank
    from old to new, recorded as outstanding (its result is not needed). */

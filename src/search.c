@@ -55,10 +55,9 @@ int search_gather(const struct slot_layout *l,
   return k;
 }
 
-/* Free for a writer: never claimed, or a completed tombstone.  A
-   tombstone's checksum is verified: one whose state bits say removed but
-   whose checksum fails is a write landing over it, not a free slot. */
-static inline int is_free(const struct slot_layout *l, const unsigned char *s) {
+/* A tombstone's checksum is verified: one whose state bits say removed
+   but whose checksum fails is a write landing over it, not a free slot. */
+int search_free(const struct slot_layout *l, const unsigned char *s) {
   if (slot_get32(s, SLOT_OFF_CLAIM) == 0) return 1;
   return !slot_inflight(s) &&
          (slot_get64(s, SLOT_OFF_STAMP) & 3u) == STAMP_TOMB &&
@@ -76,8 +75,8 @@ uint64_t search_top_epoch(const struct slot_layout *l,
 }
 
 int choose_slot(const struct slot_layout *l, const unsigned char *cand,
-                int ngroups, const void *key, enum choice_kind *kind,
-                uint64_t *max_epoch) {
+                int ngroups, const int *home, const void *key,
+                enum choice_kind *kind, uint64_t *max_epoch) {
   int nslots = ngroups * SLOT_GROUP;
   *max_epoch = search_top_epoch(l, cand, nslots);
 
@@ -87,21 +86,26 @@ int choose_slot(const struct slot_layout *l, const unsigned char *cand,
     return own;
   }
 
-  int best_group = -1, best_free = 0;
+  /* A group whose home slot is free first, then the one with more free
+     slots: a key away from home costs every single read of it a second
+     round trip. */
+  int best_group = -1, best_score = 0;
   for (int g = 0; g < ngroups; g++) {
-    int nfree = 0;
+    int score = 0;
     for (int j = 0; j < SLOT_GROUP; j++)
-      nfree += is_free(l, nth(l, cand, g * SLOT_GROUP + j));
-    if (nfree > best_free) {
-      best_free = nfree;
+      score += search_free(l, nth(l, cand, g * SLOT_GROUP + j));
+    if (score > 0 && search_free(l, nth(l, cand, home[g]))) score += 2 * SLOT_GROUP;
+    if (score > best_score) {
+      best_score = score;
       best_group = g;
     }
   }
   *kind = CHOICE_FREE;
   if (best_group >= 0) {
+    if (search_free(l, nth(l, cand, home[best_group]))) return home[best_group];
     for (int j = 0; j < SLOT_GROUP; j++) {
       int i = best_group * SLOT_GROUP + j;
-      if (is_free(l, nth(l, cand, i))) return i;
+      if (search_free(l, nth(l, cand, i))) return i;
     }
   }
 

@@ -37,6 +37,10 @@ int search_gather(const struct slot_layout *l,
                   const unsigned char *const *tags, int ngroups, uint32_t tag,
                   unsigned char *dst);
 
+/* Whether a writer may take slot s as free: never claimed, or a
+   completed tombstone. */
+int search_free(const struct slot_layout *l, const unsigned char *s);
+
 /* The largest epoch among nslots candidates, whatever their state: a
    writer's Lamport clock must pass it. */
 uint64_t search_top_epoch(const struct slot_layout *l,
@@ -49,14 +53,15 @@ enum choice_kind {
 };
 
 /* Picks the slot a write of key should take among ngroups groups of
-   SLOT_GROUP candidates: the key's newest slot; else a free slot in the
-   group with more free slots (two choices keep groups balanced); else the
-   intact slot with the oldest epoch; else, last, a slot another writer
-   holds (in flight or torn).  Also returns the largest epoch seen, for the writer's
-   Lamport clock. */
+   SLOT_GROUP candidates: the key's newest slot; else a free slot, the
+   key's home slot in a group (home[g], a candidate index) if one is free,
+   in the group with more free slots (two choices keep groups balanced);
+   else the intact slot with the oldest epoch; else, last, a slot another
+   writer holds (in flight or torn).  Also returns the largest epoch seen,
+   for the writer's Lamport clock. */
 int choose_slot(const struct slot_layout *l, const unsigned char *cand,
-                int ngroups, const void *key, enum choice_kind *kind,
-                uint64_t *max_epoch);
+                int ngroups, const int *home, const void *key,
+                enum choice_kind *kind, uint64_t *max_epoch);
 
 /* For an update inserting an absent key: the first candidate never
    claimed (claim 0), in candidate order, or SEARCH_NONE.  Slots are claimed

@@ -24,12 +24,14 @@
  * front of all groups, the region rounded to 64 bytes so groups start on a
  * cache line:
  *   - fine-lock mode: one 32-bit lock word per group;
- *   - the node-local path: SLOT_GROUP 32-bit tags per group, tag j being
- *     the key fingerprint of slot j (place.c), 0 when it holds no key.  A
- *     reader scans 32 contiguous bytes instead of 16 slots and copies only
- *     the slots whose tag matches.  Tags are hints: the slot's checksum and
- *     key still decide, so a tag that is stale for a moment costs a miss
- *     during a write, never a wrong value.
+ *   - lock-free mode: SLOT_GROUP 32-bit tags per group, tag j being the
+ *     key fingerprint of slot j (place.c), 0 when it holds no key.  A
+ *     node-local reader scans 32 contiguous bytes instead of 16 slots and
+ *     copies only the slots whose tag matches; a single RMA read fetches
+ *     both groups' tags with the key's two home slots (lockfree.c).  Tags
+ *     are hints: the slot's checksum and key still decide, so a tag that
+ *     is stale for a moment costs a miss during a write, never a wrong
+ *     value.  A writer's tag lands before its ver says the write is done.
  */
 #ifndef RMADHT_SLOT_H
 #define RMADHT_SLOT_H
@@ -69,7 +71,7 @@ struct slot_layout {
 /* Per-group words in front of the groups, for slot_layout_init. */
 #define FRONT_NONE 0
 #define FRONT_LOCK 1          /* fine-lock mode */
-#define FRONT_TAGS SLOT_GROUP /* node-local path */
+#define FRONT_TAGS SLOT_GROUP /* lock-free mode */
 
 /* Computes the layout of a window of at most bytes_per_rank bytes with
    front_words 32-bit words per group in front.  Returns 0, or

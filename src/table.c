@@ -27,26 +27,17 @@ static int split_node(rmadht *t, MPI_Comm *node) {
              : RMADHT_ERR_MPI;
 }
 
-/* Whether the node-local path applies: asked for, lock-free, every rank
-   on this rank's node, and room for a group and its tags (32 bytes per
-   group, rounded up to 64).  Loads and CPU atomics are only
-   coherent with each other, so the path is all or nothing: one rank
-   elsewhere, whose writes arrive through the network, rules it out.  On
-   the path the table takes the layout with tags. */
+/* Whether the node-local path applies: asked for, lock-free, and every
+   rank on this rank's node.  Loads and CPU atomics are only coherent with
+   each other, so the path is all or nothing: one rank elsewhere, whose
+   writes arrive through the network, rules it out.  The layout is the
+   lock-free one either way, tags included (config.c). */
 static int wants_shared(rmadht *t, const rmadht_config *cfg, MPI_Comm node,
                         int *shared, int *one_node) {
-  *shared = 0;
   int n;
   MPI_Comm_size(node, &n);
   *one_node = n == t->nranks;
-  if (!cfg->node_local || t->mode != RMADHT_LOCK_FREE) return RMADHT_OK;
-  struct slot_layout tagged;
-  if (*one_node &&
-      slot_layout_init(&tagged, cfg->key_size, cfg->value_size,
-                       cfg->bytes_per_rank, FRONT_TAGS) == RMADHT_OK) {
-    t->layout = tagged;
-    *shared = 1;
-  }
+  *shared = cfg->node_local && t->mode == RMADHT_LOCK_FREE && *one_node;
   return RMADHT_OK;
 }
 

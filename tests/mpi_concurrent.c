@@ -577,7 +577,8 @@ static int churn_version_ok(uint64_t v) {
 }
 
 /* The owner's view of its window after the churn: slots in flight or
-   torn, and live slots whose tag does not lead to them. */
+   torn, and in lock-free tables live slots whose tag does not lead to
+   them. */
 static void churn_check_slots(rmadht *t, const struct variant *var) {
   uint64_t unfinished = 0, bad_tags = 0, unreadable = 0;
   unsigned char out[CVS];
@@ -592,7 +593,7 @@ static void churn_check_slots(rmadht *t, const struct variant *var) {
         continue;
       }
       if (kind != SLOT_LIVE) continue;
-      if (t->peer) {
+      if (t->mode == RMADHT_LOCK_FREE) {
         struct place p;
         uint32_t tag;
         rmadht_place(t, slot_key(s), &p);

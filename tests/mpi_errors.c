@@ -123,8 +123,8 @@ static void test_bad_config_everywhere(void) {
     check_same_everywhere(try_create(MPI_COMM_WORLD, &cfg, 1, RMADHT_ERR_ARG));
   }
 
-  /* Below one group: 8 slots of 80 bytes, plus 64 bytes of lock words in
-     fine-lock mode. */
+  /* Below one group: 8 slots of 80 bytes, plus 64 bytes of tags in
+     lock-free mode and of lock words in fine-lock mode. */
   const size_t small[] = {0, 1, 80, 639};
   for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
     for (int m = 0; m < 3; m++) {
@@ -136,12 +136,17 @@ static void test_bad_config_everywhere(void) {
     }
   }
   cfg = good_config();
-  cfg.bytes_per_rank = 640; /* exactly one group: fine without locks */
+  cfg.bytes_per_rank = 640; /* exactly one group: enough for coarse locks */
+  cfg.mode = RMADHT_COARSE_LOCK;
   check_same_everywhere(try_create(MPI_COMM_WORLD, &cfg, 1, RMADHT_OK));
-  cfg.mode = RMADHT_FINE_LOCK;
-  check_same_everywhere(try_create(MPI_COMM_WORLD, &cfg, 1, RMADHT_ERR_SIZE));
-  cfg.bytes_per_rank = 640 + 64;
-  check_same_everywhere(try_create(MPI_COMM_WORLD, &cfg, 1, RMADHT_OK));
+  for (int m = 0; m < 2; m++) {
+    cfg.mode = m ? RMADHT_FINE_LOCK : RMADHT_LOCK_FREE;
+    cfg.bytes_per_rank = 640;
+    check_same_everywhere(
+        try_create(MPI_COMM_WORLD, &cfg, 1, RMADHT_ERR_SIZE));
+    cfg.bytes_per_rank = 640 + 64;
+    check_same_everywhere(try_create(MPI_COMM_WORLD, &cfg, 1, RMADHT_OK));
+  }
 
   /* Sizes whose sum or product overflows, or a group beyond one MPI count
      (int), with a budget that would otherwise allow them. */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "rmadht.h"
+#include "internal.h"
 
 enum { KS = 16, VS = 24 };
 
@@ -57,6 +57,9 @@ static rmadht *create(size_t bytes, int small) {
   rmadht_config_default(&cfg, KS, VS);
   cfg.mode = RMADHT_LOCK_FREE;
   cfg.node_local = 0;
+  /* Every target served by messages, as another host's is: single reads
+     then fetch home slots and tags. */
+  cfg.gather = RMADHT_GATHER_TARGET;
   cfg.bytes_per_rank = bytes;
   if (small) cfg.hash = first_rank_hash;
   rmadht *t = NULL;
@@ -133,9 +136,9 @@ static void counts(int rank) {
   CHECK_RC(rmadht_flush(t), RMADHT_OK);
   /* An update waits three times and drops the copy; a write without one
      of a key the table holds waits three times too, and the key stays
-     where it was: the package's keys took the slots their reads' copies
-     chose, so most of their guesses win a slot they are not in, which
-     the write must give back. */
+     where it was: the package's keys took the home slots their reads'
+     copies chose, so about half of their guesses win the other home,
+     which the write must give back. */
   CHECK_WAITS(rmadht_update(t, k2, bump, NULL, NULL), RMADHT_OK, 3);
   CHECK_RC(rmadht_flush(t), RMADHT_OK);
   for (int j = 0; j < PACKAGE; j++) {
@@ -159,38 +162,70 @@ static void counts(int rank) {
   CHECK_RC(rmadht_free(&t), RMADHT_OK);
 }
 
-/* Rank 1 reads key K (absent): its copy shows group 1 with more free
-   slots, so its write would take slot X there.  Rank 0 then removes two
-   entries of group 0 and writes K, which now goes to group 0; X is
-   untouched, so rank 1's claim on it, from the old copy, wins, and K is
-   in two slots.  Rank 1 wrote after rank 0 (a barrier orders them), so
-   its copy must be the newer on every rank. */
+/* Key ids from `from` on whose home slots (place_home) in groups 0 and 1
+   are h0 (-1: any) and not h1 (-1: any); returns the first. */
+static uint64_t key_homed(rmadht *t, uint64_t from, int h0, int not_h1) {
+  for (uint64_t id = from;; id++) {
+    unsigned char k[KS];
+    struct place p;
+    make_key(k, id);
+    rmadht_place(t, k, &p);
+    if ((h0 < 0 || place_home(&p, 0) == h0) &&
+        (not_h1 < 0 || place_home(&p, 1) != not_h1))
+      return id;
+  }
+}
+
+/* Rank 0 writes key A into K's home slot of group 0, and B1 and B2,
+   whose group-0 home that is too, into group 1.  Rank 1 reads key K
+   (absent): its copy shows K's group-0 home taken and its group-1 home X
+   free, so its write would take X.  Rank 0 then removes A and writes K,
+   which now goes to group 0, K's free home in the group with more free
+   slots; X is untouched, so rank 1's claim on it, from the old copy,
+   wins, and K is in two slots.  Rank 1 wrote after rank 0 (a barrier
+   orders them), so its copy must be the newer on every rank. */
 static void stale_copy(int rank) {
-  /* Two groups per rank: 8 slots of 64 bytes each. */
-  rmadht *t = create(2 * 8 * 64, 1);
+  /* Two groups per rank: 8 slots of 64 bytes each, and their tags. */
+  rmadht *t = create(2 * 8 * 64 + 64, 1);
   if (!t) return;
   unsigned char k[KS], v[VS], got[VS];
   rmadht_location where = {{0}};
+  struct place pk;
+  make_key(k, 100);
+  rmadht_place(t, k, &pk);
+  CHECK(pk.ngroups == 2 && pk.group[0] == 0 && pk.group[1] == 1);
+  int h0 = place_home(&pk, 0), x = place_home(&pk, 1);
+  uint64_t a = key_homed(t, 1000, h0, -1);
+  uint64_t b1 = key_homed(t, a + 1, h0, x), b2 = b1;
+  for (;;) {
+    struct place p1, p2;
+    unsigned char kb[KS];
+    b2 = key_homed(t, b2 + 1, h0, x);
+    make_key(kb, b1);
+    rmadht_place(t, kb, &p1);
+    make_key(kb, b2);
+    rmadht_place(t, kb, &p2);
+    if (place_home(&p1, 1) != place_home(&p2, 1)) break;
+  }
   /* Rank 0 reads each key before it writes it, so that the write takes
      the slot its copy chooses, not a guess. */
+  const uint64_t setup[] = {a, b1, b2};
   if (rank == 0)
-    for (uint64_t id = 1; id <= 5; id++) { /* groups 0, 1, 0, 1, 0 */
-      make_key(k, id);
-      make_value(v, id, 0);
-      CHECK_RC(rmadht_read(t, k, got), RMADHT_NOT_FOUND);
-      CHECK_RC(rmadht_write(t, k, v), RMADHT_OK);
+    for (int i = 0; i < 3; i++) {
+      unsigned char kf[KS];
+      make_key(kf, setup[i]);
+      make_value(v, setup[i], 0);
+      CHECK_RC(rmadht_read(t, kf, got), RMADHT_NOT_FOUND);
+      CHECK_RC(rmadht_write(t, kf, v), RMADHT_OK);
     }
   CHECK_RC(rmadht_flush(t), RMADHT_OK);
   MPI_Barrier(MPI_COMM_WORLD);
-  make_key(k, 100);
   if (rank == 1) CHECK_RC(rmadht_read(t, k, got), RMADHT_NOT_FOUND);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     unsigned char gone[KS];
-    for (uint64_t id = 1; id <= 3; id += 2) {
-      make_key(gone, id);
-      CHECK_RC(rmadht_remove(t, gone), RMADHT_OK);
-    }
+    make_key(gone, a);
+    CHECK_RC(rmadht_remove(t, gone), RMADHT_OK);
     make_value(v, 100, 0);
     CHECK_RC(rmadht_read(t, k, got), RMADHT_NOT_FOUND);
     CHECK_RC(rmadht_write_loc(t, k, v, &where), RMADHT_OK);
@@ -209,7 +244,7 @@ static void stale_copy(int rank) {
   if (rank < 2) CHECK_RC(rmadht_location_split(t, &where, &owner, &slot), RMADHT_OK);
   first = slot;
   MPI_Bcast(&first, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  if (rank == 1) CHECK(first / 8 == 0 && slot / 8 == 1);
+  if (rank == 1) CHECK(first == (uint64_t)h0 && slot == (uint64_t)x);
   make_value(v, 100, 1);
   CHECK_RC(rmadht_read(t, k, got), RMADHT_OK);
   CHECK(!memcmp(got, v, VS));

@@ -514,6 +514,8 @@ static void test_search(void) {
 
 static void test_choose(void) {
   enum { NS = 2 * SLOT_GROUP };
+  /* The key's home slots (place_home): the last of each group. */
+  static const int H[2] = {SLOT_GROUP - 1, 2 * SLOT_GROUP - 1};
   unsigned char *cand = calloc(NS, L.slot_size);
   unsigned char key[TK];
   enum choice_kind kind;
@@ -521,20 +523,34 @@ static void test_choose(void) {
   int c;
   make_key(key, TK, 5);
 
-  /* Empty candidates: a free slot of the first group, max epoch 0. */
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
-  CHECK(kind == CHOICE_FREE && c >= 0 && c < SLOT_GROUP && top == 0);
+  /* Empty candidates: the home slot of the first group, max epoch 0. */
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
+  CHECK(kind == CHOICE_FREE && c == H[0] && top == 0);
+
+  /* A free home slot comes before the balance: group 0 has more free
+     slots, but its home is taken. */
+  put_slot(cand, H[0], 100, 3, STAMP_LIVE);
+  for (int i = 0; i < 3; i++)
+    put_slot(cand, SLOT_GROUP + i, 300 + (uint64_t)i, 1, STAMP_LIVE);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
+  CHECK(kind == CHOICE_FREE && c == H[1]);
+  /* With both homes taken, the balance decides: the first free slot of
+     group 0. */
+  put_slot(cand, H[1], 101, 3, STAMP_LIVE);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
+  CHECK(kind == CHOICE_FREE && c == 0);
+  memset(cand, 0, NS * L.slot_size);
 
   /* The key's own slot is updated even with free slots around. */
   put_slot(cand, 0, 100, 3, STAMP_LIVE);
   put_slot(cand, 11, 5, 40, STAMP_LIVE);
   put_slot(cand, 13, 101, 60, STAMP_LIVE);
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
   CHECK(kind == CHOICE_UPDATE && c == 11);
   CHECK(top == 60); /* the largest epoch among all candidates */
   /* With a duplicate, the newest copy is the one updated. */
   put_slot(cand, 2, 5, 45, STAMP_LIVE);
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
   CHECK(kind == CHOICE_UPDATE && c == 2);
 
   /* A new key goes to the group with more free slots: 3 used in group 0
@@ -543,13 +559,13 @@ static void test_choose(void) {
   for (int i = 0; i < 3; i++) put_slot(cand, i, 200 + (uint64_t)i, 1, STAMP_LIVE);
   for (int i = 0; i < 5; i++)
     put_slot(cand, SLOT_GROUP + i, 300 + (uint64_t)i, 1, STAMP_LIVE);
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
   CHECK(kind == CHOICE_FREE && c >= 3 && c < SLOT_GROUP);
   memset(cand, 0, NS * L.slot_size);
   for (int i = 0; i < 6; i++) put_slot(cand, i, 200 + (uint64_t)i, 1, STAMP_LIVE);
   for (int i = 0; i < 2; i++)
     put_slot(cand, SLOT_GROUP + 2 * i, 300 + (uint64_t)i, 1, STAMP_LIVE);
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
   CHECK(kind == CHOICE_FREE && c >= SLOT_GROUP);
   CHECK(c != SLOT_GROUP && c != SLOT_GROUP + 2); /* a free one */
 
@@ -561,10 +577,10 @@ static void test_choose(void) {
   put_slot(cand, 4, 204, 2, STAMP_TOMB);
   for (int i = 0; i < SLOT_GROUP; i++)
     put_slot(cand, SLOT_GROUP + i, 300 + (uint64_t)i, 1, STAMP_LIVE);
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
   CHECK(kind == CHOICE_FREE && c == 4);
   set_inflight(cand, 4); /* someone else is reusing the tombstone */
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
   CHECK(c != 4);
   CHECK(kind == CHOICE_EVICT);
   /* A claimed-but-never-completed slot (claim 1, ver 0, stamp 0) is not
@@ -572,7 +588,7 @@ static void test_choose(void) {
   memset(cand, 0, NS * L.slot_size);
   uint32_t one = 1;
   memcpy(nth(cand, 0) + SLOT_OFF_CLAIM, &one, 4);
-  c = choose_slot(&L, cand, 1, key, &kind, &top);
+  c = choose_slot(&L, cand, 1, H, key, &kind, &top);
   CHECK(kind == CHOICE_FREE && c > 0 && c < SLOT_GROUP);
 
   /* Full of other keys except a torn slot: the torn slot is reused rather
@@ -585,38 +601,38 @@ static void test_choose(void) {
   for (int i = 0; i < NS; i++)
     put_slot(cand, i, 400 + (uint64_t)i, 10 + (uint64_t)i, STAMP_LIVE);
   tear(cand, 9);
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
   CHECK((c == 9 && kind != CHOICE_UPDATE) || (c == 0 && kind == CHOICE_EVICT));
   CHECK(top == 10 + NS - 1);
   /* With a free slot as well, the free slot wins over the torn one. */
   put_slot(cand, 12, 412, 22, STAMP_TOMB);
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
   CHECK(kind == CHOICE_FREE && c == 12);
   put_slot(cand, 12, 412, 22, STAMP_LIVE);
 
   /* Full and consistent: evict the oldest epoch wherever it sits. */
   put_slot(cand, 9, 409, 100, STAMP_LIVE);
   put_slot(cand, 13, 413, 2, STAMP_LIVE); /* oldest */
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
   CHECK(kind == CHOICE_EVICT && c == 13);
   CHECK(top == 100);
   /* Only one group: the oldest within it. */
-  c = choose_slot(&L, cand, 1, key, &kind, &top);
+  c = choose_slot(&L, cand, 1, H, key, &kind, &top);
   CHECK(kind == CHOICE_EVICT && c == 0);
 
   /* The oldest is in flight: the next oldest that no writer holds. */
   set_inflight(cand, 13);
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
   CHECK(kind == CHOICE_EVICT && c == 0); /* epoch 10 */
   /* A torn slot that a writer holds is a landing put, not garbage. */
   tear(cand, 5);
   set_inflight(cand, 5);
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
   CHECK(kind == CHOICE_EVICT && c == 0);
   /* Every slot in flight: the oldest of them, as a last resort. */
   for (int i = 0; i < NS; i++)
     if (!slot_inflight(nth(cand, i))) set_inflight(cand, i);
-  c = choose_slot(&L, cand, 2, key, &kind, &top);
+  c = choose_slot(&L, cand, 2, H, key, &kind, &top);
   CHECK(kind == CHOICE_EVICT && c == 13);
   free(cand);
 }
@@ -629,17 +645,18 @@ static void test_eviction_order(void) {
   enum choice_kind kind;
   uint64_t top, clock = 0;
   int evicted_slot_key[16];
+  static const int home[1] = {0};
   for (uint64_t id = 0; id < 12; id++) {
     make_key(key, TK, id);
     make_value(val, TV, id, 0);
     if (id == 9) { /* update key 2: it becomes the newest */
       unsigned char k2[TK];
       make_key(k2, TK, 2);
-      int u = choose_slot(&L, grp, 1, k2, &kind, &top);
+      int u = choose_slot(&L, grp, 1, home, k2, &kind, &top);
       CHECK(kind == CHOICE_UPDATE);
       slot_fill(&L, nth(grp, u), 1, ++clock, STAMP_LIVE, k2, val);
     }
-    int c = choose_slot(&L, grp, 1, key, &kind, &top);
+    int c = choose_slot(&L, grp, 1, home, key, &kind, &top);
     if (top > clock) clock = top;
     if (id < SLOT_GROUP) {
       CHECK(kind == CHOICE_FREE);
@@ -690,7 +707,8 @@ static uint64_t simulate(uint64_t groups, uint64_t n, int *max_fill) {
              l.group_bytes);
     enum choice_kind kind;
     uint64_t top;
-    int c = choose_slot(&l, cand, p.ngroups, key, &kind, &top);
+    int home[2] = {place_home(&p, 0), place_home(&p, 1)};
+    int c = choose_slot(&l, cand, p.ngroups, home, key, &kind, &top);
     if (top > clock) clock = top;
     CHECK(kind != CHOICE_UPDATE); /* every key is new */
     if (kind == CHOICE_EVICT) evictions++;
