@@ -89,11 +89,11 @@ static int target_of(uint64_t id) { return (int)(id >> 32 & 0xff); }
    groups fill: each one but a target's last holds more than
    MESSAGE_BYTES - gb bytes (src/rma.c).  Otherwise up to one per
    candidate group. */
-/* Whether the table is lock-free: its single reads fetch both groups'
-   tags and the key's two home slots, four blocks in one message or four
-   gets, then any other slot whose tag matches, here up to the other 14
-   (keys of a cluster share their first group, so some live away from
-   home). */
+/* Whether the table is lock-free: its single reads from a rank served
+   by messages fetch both groups' tags and the key's two home slots, four
+   blocks in one message, then any other slot whose tag matches, here up
+   to the other 14 (keys of a cluster share their first group, so some
+   live away from home); from other ranks both groups, two gets. */
 static int lock_free;
 
 static void expected_gets(const uint64_t *ids, size_t n, size_t gb,
