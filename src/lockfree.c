@@ -82,8 +82,8 @@
 
 /* Keeps a single read's copy for a write of the key (memo.h) when that
    write can start from it: the key was found, or a home slot is free in
-   the group a write with both whole groups would choose (choose_slot),
-   which the tags tell: a free home first, then more slots without a key.
+   the group a write with both whole groups would choose, by choose_slot's
+   rule (search_pick_group) with the slots the tags show without a key.
    Only that home is left free in the copy; the other slots the write must
    not take, those not fetched and the other group's home, are marked as
    written by another writer and still in flight (claimed, unfinished,
@@ -97,18 +97,13 @@ static void keep_partial_copy(rmadht *t, const unsigned char *key,
   const struct slot_layout *l = &t->layout;
   unsigned char *cand = batch_cand(t, 0);
   int home[2] = {place_home(p, 0), place_home(p, 1)};
-  int best = -1, best_score = 0;
+  int nfree[2] = {0, 0}, home_free[2] = {0, 0};
   for (int g = 0; g < p->ngroups; g++) {
-    int score = 0;
     for (int j = 0; j < SLOT_GROUP; j++)
-      score += slot_get32(tags[g], 4u * (size_t)j) == 0;
-    if (score > 0 && search_free(l, cand + (size_t)home[g] * l->slot_size))
-      score += 2 * SLOT_GROUP;
-    if (score > best_score) {
-      best_score = score;
-      best = g;
-    }
+      nfree[g] += slot_get32(tags[g], 4u * (size_t)j) == 0;
+    home_free[g] = search_free(l, cand + (size_t)home[g] * l->slot_size);
   }
+  int best = search_pick_group(p->ngroups, nfree, home_free);
   for (int c = 0; c < p->ngroups * SLOT_GROUP; c++) {
     unsigned char *slot = cand + (size_t)c * l->slot_size;
     if (fetched[c] && (c != home[c / SLOT_GROUP] || c / SLOT_GROUP == best ||

@@ -74,6 +74,21 @@ uint64_t search_top_epoch(const struct slot_layout *l,
   return top;
 }
 
+/* A key away from home costs every single read of it a second round trip,
+   so a free home outweighs any difference in free slots. */
+int search_pick_group(int ngroups, const int *nfree, const int *home_free) {
+  int best = -1, best_score = 0;
+  for (int g = 0; g < ngroups; g++) {
+    int score = nfree[g];
+    if (score > 0 && home_free[g]) score += 2 * SLOT_GROUP;
+    if (score > best_score) {
+      best_score = score;
+      best = g;
+    }
+  }
+  return best;
+}
+
 int choose_slot(const struct slot_layout *l, const unsigned char *cand,
                 int ngroups, const int *home, const void *key,
                 enum choice_kind *kind, uint64_t *max_epoch) {
@@ -86,20 +101,13 @@ int choose_slot(const struct slot_layout *l, const unsigned char *cand,
     return own;
   }
 
-  /* A group whose home slot is free first, then the one with more free
-     slots: a key away from home costs every single read of it a second
-     round trip. */
-  int best_group = -1, best_score = 0;
+  int nfree[2] = {0, 0}, home_free[2] = {0, 0};
   for (int g = 0; g < ngroups; g++) {
-    int score = 0;
     for (int j = 0; j < SLOT_GROUP; j++)
-      score += search_free(l, nth(l, cand, g * SLOT_GROUP + j));
-    if (score > 0 && search_free(l, nth(l, cand, home[g]))) score += 2 * SLOT_GROUP;
-    if (score > best_score) {
-      best_score = score;
-      best_group = g;
-    }
+      nfree[g] += search_free(l, nth(l, cand, g * SLOT_GROUP + j));
+    home_free[g] = search_free(l, nth(l, cand, home[g]));
   }
+  int best_group = search_pick_group(ngroups, nfree, home_free);
   *kind = CHOICE_FREE;
   if (best_group >= 0) {
     if (search_free(l, nth(l, cand, home[best_group]))) return home[best_group];

@@ -52,6 +52,13 @@ enum choice_kind {
   CHOICE_EVICT   /* the least recently written other key */
 };
 
+/* The group a write of a new key takes among ngroups (at most 2), given
+   each group's free slots and whether its home slot is free: a group
+   whose home is free first, then the one with more free slots (the first
+   on a tie); -1 when no group has a free slot.  choose_slot's rule, also
+   applied by a reader that knows the groups by their tags (lockfree.c). */
+int search_pick_group(int ngroups, const int *nfree, const int *home_free);
+
 /* Picks the slot a write of key should take among ngroups groups of
    SLOT_GROUP candidates: the key's newest slot; else a free slot, the
    key's home slot in a group (home[g], a candidate index) if one is free,
