@@ -81,15 +81,20 @@
 #include "rma.h"
 
 /* Keeps a single read's copy for a write of the key (memo.h) when that
-   write can start from it: the key was found, or a home slot is free in
-   the group a write with both whole groups would choose, by choose_slot's
-   rule (search_pick_group) with the slots the tags show without a key.
-   Only that home is left free in the copy; the other slots the write must
-   not take, those not fetched and the other group's home, are marked as
-   written by another writer and still in flight (claimed, unfinished,
-   epoch 0, another key), which no writer chooses while a free slot
-   remains.  Otherwise the copy is of no use, and an older one is
-   dropped. */
+   write can start from it: the key was found, or the group a write with
+   both whole groups would choose, by choose_slot's rule
+   (search_pick_group) with the slots the tags show without a key, has a
+   slot to offer.  That is its home if free, or else its first slot not
+   fetched whose tag is 0, shown as never claimed: the write's claim
+   compares that slot's claim word with 0, so it wins only where no
+   writer has ever claimed the slot, as a blind write's guess does, and a
+   tombstone or a first write still landing (its tag not yet put) makes
+   it lose and read again.  Only that slot is left free in the copy; the
+   other slots the write must not take, those not fetched and the other
+   group's home, are marked as written by another writer and still in
+   flight (claimed, unfinished, epoch 0, another key), which no writer
+   chooses while a free slot remains.  Otherwise the copy is of no use,
+   and an older one is dropped. */
 static void keep_partial_copy(rmadht *t, const unsigned char *key,
                               const unsigned char *fetched,
                               unsigned char (*tags)[4 * SLOT_GROUP]) {
@@ -103,11 +108,20 @@ static void keep_partial_copy(rmadht *t, const unsigned char *key,
       nfree[g] += slot_get32(tags[g], 4u * (size_t)j) == 0;
     home_free[g] = search_free(l, cand + (size_t)home[g] * l->slot_size);
   }
-  int best = search_pick_group(p->ngroups, nfree, home_free);
+  int best = search_pick_group(p->ngroups, nfree, home_free), offer = -1;
+  for (int j = 0; best >= 0 && !home_free[best] && j < SLOT_GROUP; j++) {
+    int c = best * SLOT_GROUP + j;
+    if (!fetched[c] && slot_get32(tags[best], 4u * (size_t)j) == 0) {
+      offer = c;
+      memset(cand + (size_t)c * l->slot_size, 0, SLOT_HEADER);
+      break;
+    }
+  }
   for (int c = 0; c < p->ngroups * SLOT_GROUP; c++) {
     unsigned char *slot = cand + (size_t)c * l->slot_size;
-    if (fetched[c] && (c != home[c / SLOT_GROUP] || c / SLOT_GROUP == best ||
-                       !search_free(l, slot)))
+    if (c == offer ||
+        (fetched[c] && (c != home[c / SLOT_GROUP] || c / SLOT_GROUP == best ||
+                        !search_free(l, slot))))
       continue;
     memset(slot, 0, SLOT_HEADER);
     slot[SLOT_OFF_CLAIM] = 1;

@@ -3,7 +3,8 @@
  * the MPI_Win_flush calls a rank waits in (interposed: the library is
  * linked in as objects): a read waits once; a write of a key the rank has
  * read or written before twice, starting from that operation's copy
- * (src/memo.h), and so does a write of a new key, whose guess wins; an
+ * (src/memo.h), also when both the key's home slots are taken, and so
+ * does a write of a new key, whose guess wins; an
  * update, a remove and a write of a key the rank has no copy of wait three
  * times.  Then the race that starting from a copy leaves open: another
  * rank writes the key to another slot between the read and the write; the
@@ -251,6 +252,57 @@ static void stale_copy(int rank) {
   CHECK_RC(rmadht_free(&t), RMADHT_OK);
 }
 
+/* Rank 0 writes key A into K's home slot of K's first group and key C,
+   whose groups are K's too, into K's home slot of the second.  A read of
+   K (absent) then sees both homes taken; its copy offers a slot whose tag
+   is 0 as never claimed, so the write of K still waits twice, and the
+   key is found there.  (A goes to its first group's home, both homes
+   being free; C to its second's, whose group has more free slots.) */
+static void homes_taken(int rank) {
+  rmadht *t = create(2 * 8 * 64 + 64, 1);
+  if (!t) return;
+  unsigned char k[KS], v[VS], got[VS];
+  struct place pk;
+  make_key(k, 100);
+  rmadht_place(t, k, &pk);
+  CHECK(pk.ngroups == 2);
+  uint64_t id[2], slot[2];
+  for (int g = 0; g < 2; g++) {
+    slot[g] = pk.group[g] * 8 + (uint64_t)(place_home(&pk, g) % 8);
+    for (id[g] = 1000 + 1000 * (uint64_t)g;; id[g]++) {
+      struct place p;
+      unsigned char kf[KS];
+      make_key(kf, id[g]);
+      rmadht_place(t, kf, &p);
+      if (p.group[0] == pk.group[0] && p.group[1] == pk.group[1] &&
+          place_home(&p, g) == place_home(&pk, g))
+        break;
+    }
+  }
+  if (rank == 0) {
+    for (int g = 0; g < 2; g++) {
+      unsigned char kf[KS];
+      rmadht_location at = {{0}};
+      int owner;
+      uint64_t where;
+      make_key(kf, id[g]);
+      make_value(v, id[g], 0);
+      CHECK_RC(rmadht_read(t, kf, got), RMADHT_NOT_FOUND);
+      CHECK_RC(rmadht_write_loc(t, kf, v, &at), RMADHT_OK);
+      CHECK_RC(rmadht_location_split(t, &at, &owner, &where), RMADHT_OK);
+      CHECK(where == slot[g]);
+    }
+    CHECK_RC(rmadht_flush(t), RMADHT_OK);
+    make_value(v, 100, 0);
+    CHECK_WAITS(rmadht_read(t, k, got), RMADHT_NOT_FOUND, 1);
+    CHECK_WAITS(rmadht_write(t, k, v), RMADHT_OK, 2);
+    CHECK_RC(rmadht_flush(t), RMADHT_OK);
+    CHECK_RC(rmadht_read(t, k, got), RMADHT_OK);
+    CHECK(!memcmp(got, v, VS));
+  }
+  CHECK_RC(rmadht_free(&t), RMADHT_OK);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, nranks;
@@ -258,6 +310,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   counts(rank);
   if (nranks > 1) stale_copy(rank);
+  homes_taken(rank);
   int rc = check_finish("mpi_round_trips");
   MPI_Finalize();
   return rc;
