@@ -252,12 +252,13 @@ static void stale_copy(int rank) {
   CHECK_RC(rmadht_free(&t), RMADHT_OK);
 }
 
-/* Rank 0 writes key A into K's home slot of K's first group and key C,
-   whose groups are K's too, into K's home slot of the second.  A read of
-   K (absent) then sees both homes taken; its copy offers a slot whose tag
-   is 0 as never claimed, so the write of K still waits twice, and the
-   key is found there.  (A goes to its first group's home, both homes
-   being free; C to its second's, whose group has more free slots.) */
+/* Rank 0 writes two keys whose groups are K's: A into K's home slot of
+   the first group, C into K's home slot of the second.  A read of K
+   (absent) then sees both homes taken; its copy offers a slot whose tag
+   is 0 as never claimed, so the write of K still waits twice, takes
+   neither home, and the key is found there.  (A goes to its first
+   group's home, both homes being free; C to its second's, whose group
+   has more free slots.) */
 static void homes_taken(int rank) {
   rmadht *t = create(2 * 8 * 64 + 64, 1);
   if (!t) return;
@@ -295,7 +296,12 @@ static void homes_taken(int rank) {
     CHECK_RC(rmadht_flush(t), RMADHT_OK);
     make_value(v, 100, 0);
     CHECK_WAITS(rmadht_read(t, k, got), RMADHT_NOT_FOUND, 1);
-    CHECK_WAITS(rmadht_write(t, k, v), RMADHT_OK, 2);
+    rmadht_location at = {{0}};
+    int owner;
+    uint64_t where;
+    CHECK_WAITS(rmadht_write_loc(t, k, v, &at), RMADHT_OK, 2);
+    CHECK_RC(rmadht_location_split(t, &at, &owner, &where), RMADHT_OK);
+    CHECK(where != slot[0] && where != slot[1]);
     CHECK_RC(rmadht_flush(t), RMADHT_OK);
     CHECK_RC(rmadht_read(t, k, got), RMADHT_OK);
     CHECK(!memcmp(got, v, VS));
