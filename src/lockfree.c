@@ -119,9 +119,9 @@ static void keep_partial_copy(rmadht *t, const unsigned char *key,
   }
   for (int c = 0; c < p->ngroups * SLOT_GROUP; c++) {
     unsigned char *slot = cand + (size_t)c * l->slot_size;
+    int g = c / SLOT_GROUP;
     if (c == offer ||
-        (fetched[c] && (c != home[c / SLOT_GROUP] || c / SLOT_GROUP == best ||
-                        !search_free(l, slot))))
+        (fetched[c] && (c != home[g] || g == best || !home_free[g])))
       continue;
     memset(slot, 0, SLOT_HEADER);
     slot[SLOT_OFF_CLAIM] = 1;

@@ -110,7 +110,7 @@ int choose_slot(const struct slot_layout *l, const unsigned char *cand,
   int best_group = search_pick_group(ngroups, nfree, home_free);
   *kind = CHOICE_FREE;
   if (best_group >= 0) {
-    if (search_free(l, nth(l, cand, home[best_group]))) return home[best_group];
+    if (home_free[best_group]) return home[best_group];
     for (int j = 0; j < SLOT_GROUP; j++) {
       int i = best_group * SLOT_GROUP + j;
       if (search_free(l, nth(l, cand, i))) return i;
