@@ -1,7 +1,8 @@
 # Sourced by bench.sh and single.sh: how a run with 2 ranks per host on
 # this 2-core machine is scaled.  4 busy-polling ranks on 2 cores crawl,
-# MPICH's most (they cannot yield: 1-5 k operations a second), so they run
-# fewer operations, and Open MPI's ranks are told to yield when idle.
+# MPICH's most (a get waits about 8 ms for the target's process to be
+# scheduled: 1-5 k operations a second), so they run fewer operations, and
+# Open MPI's ranks are told to yield when idle.
 
 # oversubscribed_scale MPI: the rmadht-bench --scale of such a run, a
 # tenth of the usual 0.2 under Open MPI, a hundredth under MPICH, unless
