@@ -6,10 +6,10 @@
 # rmadht-rma-cost; 2 ranks per host (every mode, single and
 # batch), oversubscribed: 4 busy-polling ranks on a 2-core machine, with
 # --scale $RMADHT_BENCH_OVERSUBSCRIBED_SCALE (0.02 under Open MPI, 0.002
-# under MPICH, whose round trips wait for the target to be scheduled).  ARGS go to every
-# rmadht-bench run (default --scale 0.2: 100,000 writes and reads per
-# rank).  Each run on the hosts is repeated on one node (2 ranks, RMA
-# through shared memory) for tools/latency_model.py.  JSON lines land in
+# under MPICH, whose round trips wait for the target to be scheduled).
+# ARGS go to every rmadht-bench run (default --scale 0.2: 100,000 writes
+# and reads per rank).  Each run on the hosts is repeated on one node (2
+# ranks, RMA through shared memory) for tools/latency_model.py.  JSON lines land in
 # bench-results/hosts/, each with the load average when its run started
 # and the ranks per host; a summary table is printed.
 # With RMADHT_REFERENCE_SRC set to a checkout of sobc/MPI-DHT (Lübke et
