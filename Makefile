@@ -94,7 +94,9 @@ test-hosts-openmpi: build-openmpi venv-openmpi deps-hosts
 # MPICH's four busy-polling ranks on two cores make its 2-ranks-a-host
 # run slow (minutes per test), so it takes the tests that mix the node-local
 # and RMA paths or race; the rest run there under Open MPI and 1 a host here.
-HOSTS_MPICH_2 := mpi_(basic|cache|concurrent|errors|location|node_fallback|progress|snapshot|snapshot_chunks|soak|update|window|mpidht)
+# mpi_basic, mpi_concurrent, mpi_soak and mpi_update run 2 a host in
+# test-scale-hosts-mpich, on 4 hosts.
+HOSTS_MPICH_2 := mpi_(cache|errors|location|node_fallback|progress|snapshot|snapshot_chunks|window|mpidht)
 test-hosts-mpich: build-mpich venv-mpich deps-hosts
 	RMADHT_HOSTS_PYTHON=$(CURDIR)/$(VENV)/mpich/bin/python \
 	  bash tools/hosts/test.sh $(BUILD) mpich - 1

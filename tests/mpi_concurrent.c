@@ -385,10 +385,9 @@ static void test_evictions(const struct variant *var) {
   CHECK(info.groups_per_rank == SMALL_GROUPS);
   uint64_t capacity = (uint64_t)info.slots_per_rank * (uint64_t)nranks;
   uint64_t total = (uint64_t)OVERFILL * (uint64_t)nranks;
-  /* The turns are serial: at 16 ranks of oversubscribed MPICH they took a
-     minute in the coarse mode, each writer locking every owner in turn.
-     Past four ranks (b) alone checks the same identities, every rank
-     writing at once. */
+  /* The turns are serial: at 16 ranks of oversubscribed MPICH they took
+     most of a minute in the coarse mode.  Past four ranks (b) alone
+     checks the same identities, every rank writing at once. */
   if (nranks <= 4) evict_in_turns(t, capacity, total);
   CHECK_RC(rmadht_free(&t), RMADHT_OK);
 
