@@ -353,6 +353,7 @@ int main(int argc, char **argv) {
     int share = nranks > 4 ? nranks * nranks / 16 : 1;
     int ops = stress ? atoi(argv[2])
                      : (var->mode == RMADHT_LOCK_FREE ? 200 : 20) / share;
+    if (ops < 1) ops = 1; /* at least one call, however many ranks */
     double t0 = MPI_Wtime();
     hot(var, 1, 0.0, ops);
     hot(var, HOT_KEYS, 0.99, ops);
