@@ -168,7 +168,10 @@ static void round_trip(enum rmadht_mode mode, enum rmadht_mode into,
 
 /* A table too small for the snapshot keeps what fits, all of it right. */
 static void restore_smaller(const char *path) {
-  rmadht *t = make_table(MPI_COMM_WORLD, RMADHT_LOCK_FREE, 8 << 10, KS, VS);
+  /* 32 KiB in all past four ranks: 8 KiB a rank would hold every key at
+     16 ranks. */
+  size_t bytes = nranks > 4 ? ((size_t)32 << 10) / (size_t)nranks : 8 << 10;
+  rmadht *t = make_table(MPI_COMM_WORLD, RMADHT_LOCK_FREE, bytes, KS, VS);
   if (!t) return;
   CHECK_RC(rmadht_restore(t, path), RMADHT_OK);
   uint64_t hits = found(t, 0, NKEYS, version_of);
