@@ -66,4 +66,16 @@ static inline double check_clock(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Rank 0 says how long one part of a test took for one variant, since
+   *t0, and restarts the clock: across emulated hosts the logs then show
+   where a slow run spent its time. */
+static inline void check_say_time(const char *variant, const char *part,
+                                  double *t0) {
+  double now = MPI_Wtime();
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) printf("%s %s: %.2f s\n", variant, part, now - *t0);
+  *t0 = now;
+}
+
 #endif

@@ -693,9 +693,7 @@ int main(int argc, char **argv) {
       if (!strstr(parts, names[f])) continue;
       double t0 = MPI_Wtime();
       fns[f](&test_variants[m]);
-      if (rank == 0)
-        printf("%s %s: %.2f s\n", test_variants[m].name, names[f],
-               MPI_Wtime() - t0);
+      check_say_time(test_variants[m].name, names[f], &t0);
     }
   }
   int rc = check_finish("mpi_concurrent");

@@ -326,15 +326,6 @@ static void batch_order(const struct variant *var) {
   CHECK_RC(rmadht_free(&t), RMADHT_OK);
 }
 
-/* Rank 0 says how long a part took (the runs past four ranks are slow on
-   oversubscribed MPICH, and this shows where), and restarts the clock. */
-static void say_time(const struct variant *var, const char *part,
-                     double *t0) {
-  double now = MPI_Wtime();
-  if (rank == 0) printf("%s %s: %.2f s\n", var->name, part, now - *t0);
-  *t0 = now;
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -357,11 +348,11 @@ int main(int argc, char **argv) {
     double t0 = MPI_Wtime();
     hot(var, 1, 0.0, ops);
     hot(var, HOT_KEYS, 0.99, ops);
-    say_time(var, "hot", &t0);
+    check_say_time(var->name, "hot", &t0);
     if (stress) continue;
     actions(var);
     batch_order(var);
-    say_time(var, "actions", &t0);
+    check_say_time(var->name, "actions", &t0);
     /* 16 keys in 2 groups (a full candidate set, inserts racing) and in
        up to 32 groups.  Few rounds: MPICH's locks on 4 oversubscribed
        ranks take up to a minute for these.  Past four ranks one round,
@@ -370,7 +361,7 @@ int main(int argc, char **argv) {
        in 32 groups took the coarse mode 53 s more. */
     contended(var, 1, (10 + share - 1) / share);
     if (nranks <= 4) contended(var, 16, 20);
-    say_time(var, "contended", &t0);
+    check_say_time(var->name, "contended", &t0);
   }
   int rc = check_finish("mpi_update");
   MPI_Finalize();
