@@ -388,7 +388,7 @@ static void test_evictions(const struct variant *var) {
   /* The turns are serial: at 16 ranks of oversubscribed MPICH they took
      most of a minute in the coarse mode.  Past four ranks (b) alone
      checks the same identities, every rank writing at once. */
-  if (nranks <= 4) evict_in_turns(t, capacity, total);
+  if (nranks <= CTEST_MAX_RANKS) evict_in_turns(t, capacity, total);
   CHECK_RC(rmadht_free(&t), RMADHT_OK);
 
   /* (b) All ranks at once, in fresh tables while the budget lasts: the
@@ -626,7 +626,7 @@ static void test_churn(const struct variant *var) {
   if (!t) return;
   unsigned char key[KS], val[CVS], out[CVS];
   uint64_t rng = 0x9E3779B97F4A7C15u * (uint64_t)(rank + 1), bad = 0, v;
-  int churn_min = nranks > 4 ? 80 / nranks : 20;
+  int churn_min = nranks > CTEST_MAX_RANKS ? 80 / nranks : 20;
   double start = MPI_Wtime();
   for (int round = 0;
        round < CHURN_MIN_ROUNDS || !over_budget(start, CHURN_SECONDS);

@@ -359,7 +359,7 @@ int main(int argc, char **argv) {
      on this machine's two cores, every mode once, the settings in turn. */
   for (int g = 0; g < 3; g++)
     for (int v = 0; v < N_VARIANTS; v++)
-      if (nranks <= 4 || v % 3 == g)
+      if (nranks <= CTEST_MAX_RANKS || v % 3 == g)
         run_variant(&test_variants[v], gathers[g], rank, nranks);
   int rc = check_finish("mpi_rma_gather");
   MPI_Finalize();

@@ -341,7 +341,7 @@ int main(int argc, char **argv) {
        cores took 8 minutes for the full count, and 16 over 15 minutes
        with the keys seeing as many calls as with four; so the calls are
        divided by the square of ranks / 4. */
-    int share = nranks > 4 ? nranks * nranks / 16 : 1;
+    int share = nranks > CTEST_MAX_RANKS ? nranks * nranks / 16 : 1;
     int ops = stress ? atoi(argv[2])
                      : (var->mode == RMADHT_LOCK_FREE ? 200 : 20) / share;
     if (ops < 1) ops = 1; /* at least one call, however many ranks */
@@ -360,7 +360,7 @@ int main(int argc, char **argv) {
        MPICH that round takes a locked mode over a minute, and two rounds
        in 32 groups took the coarse mode 53 s more. */
     contended(var, 1, (10 + share - 1) / share);
-    if (nranks <= 4) contended(var, 16, 20);
+    if (nranks <= CTEST_MAX_RANKS) contended(var, 16, 20);
     check_say_time(var->name, "contended", &t0);
   }
   int rc = check_finish("mpi_update");
