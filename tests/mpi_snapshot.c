@@ -170,7 +170,9 @@ static void round_trip(enum rmadht_mode mode, enum rmadht_mode into,
 static void restore_smaller(const char *path) {
   /* 32 KiB in all past four ranks: 8 KiB a rank would hold every key at
      16 ranks. */
-  size_t bytes = nranks > CTEST_MAX_RANKS ? ((size_t)32 << 10) / (size_t)nranks : 8 << 10;
+  size_t bytes = nranks > CTEST_MAX_RANKS
+                     ? ((size_t)32 << 10) / (size_t)nranks
+                     : (size_t)8 << 10;
   rmadht *t = make_table(MPI_COMM_WORLD, RMADHT_LOCK_FREE, bytes, KS, VS);
   if (!t) return;
   CHECK_RC(rmadht_restore(t, path), RMADHT_OK);
