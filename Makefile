@@ -61,17 +61,12 @@ $(PY_TESTS): test-py-%: venv-%
 # The C tests again with AddressSanitizer + UBSan (cmake/sanitize.cmake);
 # any report fails the test.  script_install is left out: it links programs
 # against the installed library with the plain mpicc, which lacks the
-# sanitizer runtimes, and checks packaging, which test-c-* covers.  Under
-# MPICH the 4-rank runs are left out too: its ranks busy-poll and cannot
-# yield this 2-core machine, so they took 7 of the 9 minutes, and they run
-# the same code as the 2-rank ones, which Open MPI's 4-rank runs extend.
-ASAN_SKIP_openmpi := ^script_
-ASAN_SKIP_mpich := ^script_|_n4$$
+# sanitizer runtimes, and checks packaging, which test-c-* covers.
 $(ASAN_TESTS): test-asan-%: deps-build
 	cmake -S . -B $(BUILD)/asan-$* -DRMADHT_SANITIZE=ON -DMPI_C_COMPILER=mpicc.$* \
 	      -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.$* > /dev/null
 	cmake --build $(BUILD)/asan-$* -j $(JOBS)
-	cd $(BUILD)/asan-$* && ctest --output-on-failure -j $(JOBS) -E '$(ASAN_SKIP_$*)'
+	cd $(BUILD)/asan-$* && ctest --output-on-failure -j $(JOBS) -E '^script_'
 
 # Every fuzz target for FUZZ_SECONDS from its seed corpus (fuzz/run.sh).
 FUZZ_SECONDS ?= 30
@@ -91,32 +86,19 @@ test-hosts-openmpi: build-openmpi venv-openmpi deps-hosts
 	bash tools/hosts/test.sh $(BUILD) openmpi default 1
 	RMADHT_HOSTS_PYTHON=$(CURDIR)/$(VENV)/openmpi/bin/python \
 	  bash tools/hosts/test.sh $(BUILD) openmpi pt2pt 1 2
-# MPICH's four busy-polling ranks on two cores make its 2-ranks-a-host
-# run slow (minutes per test), so it takes the tests that mix the node-local
-# and RMA paths or race; the rest run there under Open MPI and 1 a host here.
-# mpi_basic, mpi_concurrent, mpi_soak and mpi_update run 2 a host in
-# test-scale-hosts-mpich, on 4 hosts.
-HOSTS_MPICH_2 := mpi_(cache|errors|location|node_fallback|progress|snapshot|snapshot_chunks|window|mpidht)
 test-hosts-mpich: build-mpich venv-mpich deps-hosts
 	RMADHT_HOSTS_PYTHON=$(CURDIR)/$(VENV)/mpich/bin/python \
-	  bash tools/hosts/test.sh $(BUILD) mpich - 1
-	RMADHT_HOSTS_TESTS='$(HOSTS_MPICH_2)' RMADHT_HOSTS_PYTHON=$(CURDIR)/$(VENV)/mpich/bin/python \
-	  bash tools/hosts/test.sh $(BUILD) mpich - 2
+	  bash tools/hosts/test.sh $(BUILD) mpich - 1 2
 test-hosts: $(HOSTS_TESTS)
 
-# Beyond four real ranks: at 8 and 16 ranks (2 and 4 per host) on 4
-# emulated hosts, oversubscribing this 2-core machine, each run bounded
-# (tools/hosts/test.sh): every multi-rank test under Open MPI, mpi_soak,
-# mpi_basic, mpi_concurrent and mpi_update under MPICH, whose round trips
-# there wait for the target's process to be scheduled (8 ms a get at 2
-# ranks a host, against Open MPI's 44 us; docs/benchmarks/scale.md).
-# Past four ranks some tests make fewer calls per rank.
+# Beyond four real ranks: every multi-rank test at 8 and 16 ranks (2 and 4
+# per host) on 4 emulated hosts, oversubscribing this 2-core machine, each
+# run bounded (tools/hosts/test.sh).  Past four ranks some tests make fewer
+# calls per rank.
 SCALE_HOSTS_CONFIG_openmpi := pt2pt
 SCALE_HOSTS_CONFIG_mpich := -
-SCALE_HOSTS_ONLY_mpich := mpi_(soak|basic|concurrent|update)
 $(SCALE_HOSTS_TESTS): test-scale-hosts-%: build-% deps-hosts
 	RMADHT_HOSTS_SET=rmadht-scale RMADHT_HOSTS_N=4 RMADHT_HOSTS_TIMEOUT=420 \
-	  RMADHT_HOSTS_TESTS='$(SCALE_HOSTS_ONLY_$*)' \
 	  bash tools/hosts/test.sh $(BUILD) $* $(SCALE_HOSTS_CONFIG_$*) 2 4
 test-scale-hosts: $(SCALE_HOSTS_TESTS)
 

@@ -85,7 +85,7 @@ static void settle(rmadht *t) {
 /* At most 14 keys exist at once and a key has 16 candidate slots (two
    groups of 8), so when one is inserted at most 13 others can occupy its
    candidates: a free one always exists, whatever groups the keys share,
-   and no eviction is legitimate. */
+   and no eviction is legitimate.  Past 14 ranks the others only read. */
 enum { CROWD_KEYS = 14, CROWD_ROUNDS = 30, CROWD_MIN_ROUNDS = 3 };
 #define CROWD_SECONDS 1.0
 
@@ -93,9 +93,10 @@ static void test_crowd(const struct variant *var) {
   unsigned spread = 1;
   rmadht *t = create(var, (size_t)64 << 10, &spread);
   if (!t) return;
-  int per = CROWD_KEYS / nranks;
-  if (per < 1) per = 1;
-  int total = per * nranks;
+  int writers = nranks < CROWD_KEYS ? nranks : CROWD_KEYS;
+  int per = CROWD_KEYS / writers;
+  int total = per * writers;
+  int mine = rank < writers ? per : 0;
   unsigned char *keys = malloc((size_t)total * KS);
   unsigned char *vals = malloc((size_t)total * VS);
   unsigned char *outs = malloc((size_t)total * VS);
@@ -116,12 +117,13 @@ static void test_crowd(const struct variant *var) {
       make_key(keys + (size_t)k * KS, KS, id);
       make_value(vals + (size_t)k * VS, VS, id, (uint64_t)round + 1);
     }
-    /* This rank's keys are k = rank * per ... rank * per + per - 1. */
-    unsigned char *mykeys = keys + (size_t)rank * per * KS;
-    unsigned char *myvals = vals + (size_t)rank * per * VS;
+    /* A writer's keys are k = rank * per ... rank * per + per - 1. */
+    size_t first = mine ? (size_t)rank * (size_t)per : 0;
+    unsigned char *mykeys = keys + first * KS;
+    unsigned char *myvals = vals + first * VS;
     MPI_Barrier(MPI_COMM_WORLD); /* start together */
     if (round % 2 == 0) {
-      for (int j = 0; j < per; j++) {
+      for (int j = 0; j < mine; j++) {
         int rc = rmadht_write(t, mykeys + (size_t)j * KS, myvals + (size_t)j * VS);
         CHECK_RC(rc, RMADHT_OK);
         evicted += rc == RMADHT_EVICTED;
@@ -129,9 +131,9 @@ static void test_crowd(const struct variant *var) {
     } else {
       /* A batch: its items share groups, so they go in successive waves
          while the other ranks' writes race with each wave. */
-      CHECK_RC(rmadht_write_batch(t, (size_t)per, mykeys, myvals, status),
+      CHECK_RC(rmadht_write_batch(t, (size_t)mine, mykeys, myvals, status),
                RMADHT_OK);
-      for (int j = 0; j < per; j++) {
+      for (int j = 0; j < mine; j++) {
         CHECK(status[j] == RMADHT_OK);
         evicted += status[j] == RMADHT_EVICTED;
       }
@@ -156,7 +158,7 @@ static void test_crowd(const struct variant *var) {
 
     /* Remove this rank's keys, all at once again: the tombstones are the
        free slots of the next round. */
-    for (int j = 0; j < per; j++)
+    for (int j = 0; j < mine; j++)
       CHECK_RC(rmadht_remove(t, mykeys + (size_t)j * KS), RMADHT_OK);
     settle(t);
     CHECK_RC(rmadht_read_batch(t, (size_t)total, keys, outs, status),
@@ -385,10 +387,7 @@ static void test_evictions(const struct variant *var) {
   CHECK(info.groups_per_rank == SMALL_GROUPS);
   uint64_t capacity = (uint64_t)info.slots_per_rank * (uint64_t)nranks;
   uint64_t total = (uint64_t)OVERFILL * (uint64_t)nranks;
-  /* The turns are serial: at 16 ranks of oversubscribed MPICH they took
-     most of a minute in the coarse mode.  Past four ranks (b) alone
-     checks the same identities, every rank writing at once. */
-  if (nranks <= CTEST_MAX_RANKS) evict_in_turns(t, capacity, total);
+  evict_in_turns(t, capacity, total);
   CHECK_RC(rmadht_free(&t), RMADHT_OK);
 
   /* (b) All ranks at once, in fresh tables while the budget lasts: the
@@ -574,7 +573,13 @@ static void test_half_load(const struct variant *var) {
    while some of its bytes could still land (again) tore the next writer's
    entry for good, so a writer now flushes its put before ver says the
    slot is finished. */
-enum { CHURN_KEYS = 24, CHURN_OPS = 300, CHURN_MIN_ROUNDS = 2, CVS = 48 };
+enum {
+  CHURN_KEYS = 24,
+  CHURN_OPS = 300,
+  CHURN_MIN_OPS = 20,
+  CHURN_MIN_ROUNDS = 2,
+  CVS = 48
+};
 #define CHURN_SECONDS 0.6
 
 /* A rank writes the same bytes for a key every time, as a cache does:
@@ -626,18 +631,16 @@ static void test_churn(const struct variant *var) {
   if (!t) return;
   unsigned char key[KS], val[CVS], out[CVS];
   uint64_t rng = 0x9E3779B97F4A7C15u * (uint64_t)(rank + 1), bad = 0, v;
-  int churn_min = nranks > CTEST_MAX_RANKS ? 80 / nranks : 20;
   double start = MPI_Wtime();
   for (int round = 0;
        round < CHURN_MIN_ROUNDS || !over_budget(start, CHURN_SECONDS);
        round++) {
     MPI_Barrier(MPI_COMM_WORLD);
     /* At least a few operations per round, then only while the budget
-       lasts: oversubscribed MPICH in a locked mode takes ~10 ms each.
-       Past four ranks each rank makes a share of the few, so that the
-       owner of every key sees as many as at four. */
-    for (int it = 0; it < CHURN_OPS &&
-                     (it < churn_min || MPI_Wtime() - start < CHURN_SECONDS);
+       lasts: on oversubscribed cores a locked mode can take ~10 ms each. */
+    for (int it = 0;
+         it < CHURN_OPS &&
+         (it < CHURN_MIN_OPS || MPI_Wtime() - start < CHURN_SECONDS);
          it++) {
       rng ^= rng << 13;
       rng ^= rng >> 7;

@@ -35,8 +35,8 @@
  * 75 per target; the library flushes a target after 32).  A test that is expected to fail would
  * only teach people to ignore failures.
  *
- * Iteration counts are modest: MPICH busy-polls, and with 4 ranks on 2
- * cores every round trip may wait for a descheduled process.
+ * Iteration counts are modest: with 4 ranks on 2 cores a round trip may
+ * wait for a descheduled process.
  */
 #include <stdatomic.h>
 #include <stdint.h>

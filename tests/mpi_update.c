@@ -335,11 +335,9 @@ int main(int argc, char **argv) {
     const struct variant *var = &test_variants[v];
     if (stress && var->mode != RMADHT_LOCK_FREE) continue;
     /* Past four ranks each rank makes a share of the calls: on
-       oversubscribed MPICH every call waits for its target to be
-       scheduled among the other busy-polling ranks, so a call costs more
-       as the ranks grow as well as there being more calls.  8 ranks on 2
-       cores took 8 minutes for the full count, and 16 over 15 minutes
-       with the keys seeing as many calls as with four; so the calls are
+       oversubscribed cores a call costs more as the ranks grow as well
+       as there being more calls (the full count took 229 s at 16 ranks
+       on 2 cores under MPICH, near the test's bound), so the calls are
        divided by the square of ranks / 4. */
     int share = nranks > CTEST_MAX_RANKS ? nranks * nranks / 16 : 1;
     int ops = stress ? atoi(argv[2])
@@ -354,11 +352,8 @@ int main(int argc, char **argv) {
     batch_order(var);
     check_say_time(var->name, "actions", &t0);
     /* 16 keys in 2 groups (a full candidate set, inserts racing) and in
-       up to 32 groups.  Few rounds: MPICH's locks on 4 oversubscribed
-       ranks take up to a minute for these.  Past four ranks one round,
-       in 2 groups only (the harder case): at 16 ranks of oversubscribed
-       MPICH that round takes a locked mode over a minute, and two rounds
-       in 32 groups took the coarse mode 53 s more. */
+       up to 32 groups.  Past four ranks a share of the rounds, in 2
+       groups only (the harder case), for the reason above. */
     contended(var, 1, (10 + share - 1) / share);
     if (nranks <= CTEST_MAX_RANKS) contended(var, 16, 20);
     check_say_time(var->name, "contended", &t0);

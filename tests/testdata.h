@@ -23,12 +23,13 @@ static const struct variant test_variants[] = {
     {RMADHT_COARSE_LOCK, 0, "coarse"}};
 #define N_VARIANTS 4
 
-/* The most ranks ctest runs a multi-rank test on (1, 2 and 4, as
-   tests/CMakeLists.txt says).  Past it a test runs on emulated hosts
-   (tools/hosts/test.sh, 8 and 16 ranks), where MPICH's busy-polling ranks
-   share two cores and every call waits for its target to be scheduled;
-   the tests that would then outgrow their time bound do less per rank. */
-#define CTEST_MAX_RANKS 4
+/* CTEST_MAX_RANKS, defined by tests/CMakeLists.txt, is the most ranks
+   ctest runs a multi-rank test on.  Past it a test runs on emulated hosts
+   (tools/hosts/test.sh, 8 and 16 ranks on two cores); the tests whose
+   work would grow faster than the ranks do less per rank there. */
+#ifndef CTEST_MAX_RANKS
+#error "CTEST_MAX_RANKS comes from tests/CMakeLists.txt"
+#endif
 
 static inline void variant_config(rmadht_config *cfg,
                                   const struct variant *v) {

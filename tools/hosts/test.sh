@@ -76,11 +76,13 @@ report() {
   fi
 }
 
+# With more ranks than this machine has cores, busy-polling ranks would
+# starve each other: Open MPI's are told to yield when idle, and MPICH's
+# preload the module that makes them (tests/ucp_yield.c), as ctest does.
+yield_module=$build/$mpi/tests/libucp_yield.so
+[ -f "$yield_module" ] &&
+  export RMADHT_HOSTS_MPICH_ARGS="${RMADHT_HOSTS_MPICH_ARGS:-} -genv LD_PRELOAD $yield_module"
 for ppn in "$@"; do
-  # With more ranks than this machine has cores, busy-polling ranks would
-  # starve each other: Open MPI's are told to yield when idle.  MPICH 4.0.2
-  # (ch4:ucx) has no such switch that helps here; its round trips wait for
-  # the target's process to be scheduled (docs/benchmarks/scale.md).
   export RMADHT_HOSTS_OMPI_ARGS="${ompi_args:-} "
   [ "$ppn" -gt 1 ] && RMADHT_HOSTS_OMPI_ARGS+=" --mca mpi_yield_when_idle 1"
   if [ "$config" = default ]; then

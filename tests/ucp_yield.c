@@ -1,0 +1,32 @@
+/*
+ * Preloaded into the MPICH test runs (LD_PRELOAD), never linked into
+ * rmadht: yields the core whenever a poll of UCX finds nothing to do.
+ *
+ * MPICH 4.0.2 (ch4:ucx) waits for a get, a flush or a message by calling
+ * ucp_worker_progress in a loop, and Debian's build has no switch that makes
+ * an idle rank give up its core (MPIR_CVAR_POLLS_BEFORE_YIELD changes
+ * nothing; Open MPI has mpi_yield_when_idle).  The tests run more ranks
+ * than this machine has cores, so a round trip used to wait for the
+ * target's process to be given a time slice among the spinning ones: 8 ms
+ * a get at 8 ranks on 2 cores, and minutes for a test that takes a second
+ * under Open MPI.  Yielding when a poll is empty lets the rank that has
+ * work run; it changes no MPI semantics, only who gets the core.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <sched.h>
+
+typedef struct ucp_worker *ucp_worker_h;
+typedef unsigned (*progress_fn)(ucp_worker_h);
+
+unsigned ucp_worker_progress(ucp_worker_h worker);
+
+unsigned ucp_worker_progress(ucp_worker_h worker) {
+  static progress_fn next;
+  if (!next)
+    next = (progress_fn)dlsym(RTLD_NEXT, "ucp_worker_progress");
+  unsigned events = next(worker);
+  if (events == 0)
+    sched_yield();
+  return events;
+}
