@@ -15,16 +15,33 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 typedef struct ucp_worker *ucp_worker_h;
 typedef unsigned (*progress_fn)(ucp_worker_h);
+
+/* UCX's own function.  A program linked with MPI finds it next in the
+   global scope; Python loads MPI (and UCX) privately with dlopen, out of
+   RTLD_NEXT's reach, so there it is looked up in the loaded library. */
+static progress_fn ucx_progress(void) {
+  progress_fn f = (progress_fn)dlsym(RTLD_NEXT, "ucp_worker_progress");
+  if (!f) {
+    void *ucp = dlopen("libucp.so.0", RTLD_LAZY | RTLD_NOLOAD);
+    if (ucp) f = (progress_fn)dlsym(ucp, "ucp_worker_progress");
+  }
+  if (!f) {
+    fprintf(stderr, "ucp_yield: UCX's ucp_worker_progress not found\n");
+    abort();
+  }
+  return f;
+}
 
 unsigned ucp_worker_progress(ucp_worker_h worker);
 
 unsigned ucp_worker_progress(ucp_worker_h worker) {
   static progress_fn next;
-  if (!next)
-    next = (progress_fn)dlsym(RTLD_NEXT, "ucp_worker_progress");
+  if (!next) next = ucx_progress();
   unsigned events = next(worker);
   if (events == 0)
     sched_yield();
