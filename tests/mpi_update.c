@@ -337,8 +337,8 @@ int main(int argc, char **argv) {
     /* Past four ranks each rank makes a share of the calls: on
        oversubscribed cores a call costs more as the ranks grow as well
        as there being more calls (the full count took 229 s at 16 ranks
-       on 2 cores under MPICH, near the test's bound), so the calls are
-       divided by the square of ranks / 4. */
+       on 2 cores under MPICH, over half the bound of a run), so the
+       calls are divided by the square of ranks / 4. */
     int share = nranks > CTEST_MAX_RANKS ? nranks * nranks / 16 : 1;
     int ops = stress ? atoi(argv[2])
                      : (var->mode == RMADHT_LOCK_FREE ? 200 : 20) / share;

@@ -8,8 +8,8 @@
  * nothing; Open MPI has mpi_yield_when_idle).  The tests run more ranks
  * than this machine has cores, so a round trip used to wait for the
  * target's process to be given a time slice among the spinning ones: 8 ms
- * a get at 8 ranks on 2 cores, and minutes for a test that takes a second
- * under Open MPI.  Yielding when a poll is empty lets the rank that has
+ * a get with 4 ranks on 2 cores, and minutes for a test that takes a
+ * second under Open MPI.  Yielding when a poll is empty lets the rank that has
  * work run; it changes no MPI semantics, only who gets the core.
  */
 #define _GNU_SOURCE
