@@ -9,8 +9,8 @@
  * than this machine has cores, so a round trip used to wait for the
  * target's process to be given a time slice among the spinning ones: 8 ms
  * a get with 4 ranks on 2 cores, and minutes for a test that takes a
- * second under Open MPI.  Yielding when a poll is empty lets the rank that has
- * work run; it changes no MPI semantics, only who gets the core.
+ * second under Open MPI.  Yielding when a poll is empty lets the rank
+ * that has work run; it changes no MPI semantics, only who gets the core.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -21,15 +21,12 @@
 typedef struct ucp_worker *ucp_worker_h;
 typedef unsigned (*progress_fn)(ucp_worker_h);
 
-/* UCX's own function.  A program linked with MPI finds it next in the
-   global scope; Python loads MPI (and UCX) privately with dlopen, out of
-   RTLD_NEXT's reach, so there it is looked up in the loaded library. */
+/* UCX's own function, from the loaded libucp itself rather than by
+   RTLD_NEXT: Python loads MPI (and UCX) privately with dlopen, out of
+   RTLD_NEXT's reach, and a program linked with MPI has it loaded too. */
 static progress_fn ucx_progress(void) {
-  progress_fn f = (progress_fn)dlsym(RTLD_NEXT, "ucp_worker_progress");
-  if (!f) {
-    void *ucp = dlopen("libucp.so.0", RTLD_LAZY | RTLD_NOLOAD);
-    if (ucp) f = (progress_fn)dlsym(ucp, "ucp_worker_progress");
-  }
+  void *ucp = dlopen("libucp.so.0", RTLD_LAZY | RTLD_NOLOAD);
+  progress_fn f = ucp ? (progress_fn)dlsym(ucp, "ucp_worker_progress") : NULL;
   if (!f) {
     fprintf(stderr, "ucp_yield: UCX's ucp_worker_progress not found\n");
     abort();
