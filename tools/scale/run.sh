@@ -14,7 +14,8 @@
 # Environment: SCALE_PROFILES (ib eth), SCALE_MODES (lockfree fine coarse),
 # SCALE_BATCHES (1 128), SCALE_DISTS (all), SCALE_ARGS (the workload, per
 # rank), SCALE_TIMEOUT (seconds per run, 1800), SCALE_REFERENCE (nolock:
-# the reference's variants to run).
+# the reference's variants to run), SCALE_WTIME (simulated seconds per
+# MPI_Wtime, 1e-7).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$1 out=$2; shift 2
@@ -31,13 +32,18 @@ limit=${SCALE_TIMEOUT:-1800}
 # of this machine does not enter; an MPI_Iprobe costs nothing and an
 # MPI_Wtime 0.1 us (by default a probe costs 100 us and then more for each
 # further unsuccessful one, which rmadht's backoff, polling MPI_Iprobe
-# until MPI_Wtime moves, would pay on every turn).  MPICH's choice of
+# until MPI_Wtime moves, would pay on every turn).  Each of those turns is
+# two simulator events, so where hundreds of ranks back off at once (the
+# fine mode with Zipf keys) SCALE_WTIME=1e-6 simulates a tenth of them:
+# 256 ranks, fine locks, Zipf keys, 8 operations a phase took 22 s of
+# wall clock instead of 70 (docs/benchmarks/scale.md compares the
+# figures).  MPICH's choice of
 # collective algorithms: with SMPI 3.32's default one, MPI_Win_allocate
 # alone takes 0.2 s of wall clock at 64 ranks, 3.8 s at 128 and 31 s at
 # 256 (a program that only creates a window), cubic in the ranks; with
 # MPICH's, 0.26 s at 256.
 sg=(--cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1
-    --cfg=smpi/bw-factor:0:1 --cfg=smpi/iprobe:0 --cfg=smpi/wtime:1e-7
+    --cfg=smpi/bw-factor:0:1 --cfg=smpi/iprobe:0 --cfg=smpi/wtime:${SCALE_WTIME:-1e-7}
     --cfg=smpi/coll-selector:mpich
     --log=root.thres:warning --log=smpi_mpi.thres:error)
 declare -A rtt_ns=([ib]=2000 [eth]=30000)
