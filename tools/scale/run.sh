@@ -37,11 +37,10 @@ limit=${SCALE_TIMEOUT:-1800}
 # fine mode with Zipf keys) SCALE_WTIME=1e-6 simulates a tenth of them:
 # 256 ranks, fine locks, Zipf keys, 8 operations a phase took 22 s of
 # wall clock instead of 70 (docs/benchmarks/scale.md compares the
-# figures).  MPICH's choice of
-# collective algorithms: with SMPI 3.32's default one, MPI_Win_allocate
-# alone takes 0.2 s of wall clock at 64 ranks, 3.8 s at 128 and 31 s at
-# 256 (a program that only creates a window), cubic in the ranks; with
-# MPICH's, 0.26 s at 256.
+# figures).  MPICH's choice of collective algorithms: with SMPI 3.32's
+# default one, MPI_Win_allocate alone takes 0.2 s of wall clock at 64
+# ranks, 3.8 s at 128 and 31 s at 256 (a program that only creates a
+# window), cubic in the ranks; with MPICH's, 0.26 s at 256.
 sg=(--cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1
     --cfg=smpi/bw-factor:0:1 --cfg=smpi/iprobe:0 --cfg=smpi/wtime:${SCALE_WTIME:-1e-7}
     --cfg=smpi/coll-selector:mpich
