@@ -115,6 +115,9 @@ build-smpi: deps-build deps-smpi
 	bash tools/scale/build.sh $(BUILD)/smpi
 test-smpi: build-smpi
 	bash tools/scale/smoke.sh $(BUILD)/smpi
+	@out=$$(SCALE_WTIME=abc bash tools/scale/run.sh $(BUILD)/smpi $(BUILD)/smpi/bad 64 2>&1); \
+	  [ $$? -eq 2 ] && [ ! -e $(BUILD)/smpi/bad ] && echo "$$out" | grep -q "SCALE_WTIME must be seconds" && \
+	  echo "tools/scale/run.sh refuses SCALE_WTIME=abc"
 
 test: test-docs test-model $(C_TESTS) $(PY_TESTS) $(ASAN_TESTS) test-fuzz $(HOSTS_TESTS) \
       test-smpi $(SCALE_HOSTS_TESTS) test-poet

@@ -19,6 +19,9 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$1 out=$2; shift 2
+wtime=${SCALE_WTIME:-1e-7}
+[[ $wtime =~ ^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]] ||
+  { echo "run.sh: SCALE_WTIME must be seconds, such as 1e-6, not '$wtime'" >&2; exit 2; }
 mkdir -p "$out"
 profiles=${SCALE_PROFILES:-ib eth}
 modes=${SCALE_MODES:-lockfree fine coarse}
@@ -42,7 +45,7 @@ limit=${SCALE_TIMEOUT:-1800}
 # ranks, 3.8 s at 128 and 31 s at 256 (a program that only creates a
 # window), cubic in the ranks; with MPICH's, 0.26 s at 256.
 sg=(--cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1
-    --cfg=smpi/bw-factor:0:1 --cfg=smpi/iprobe:0 --cfg=smpi/wtime:${SCALE_WTIME:-1e-7}
+    --cfg=smpi/bw-factor:0:1 --cfg=smpi/iprobe:0 --cfg=smpi/wtime:$wtime
     --cfg=smpi/coll-selector:mpich
     --log=root.thres:warning --log=smpi_mpi.thres:error)
 declare -A rtt_ns=([ib]=2000 [eth]=30000)
