@@ -137,14 +137,14 @@ demo: venv-openmpi
 bench: build-openmpi build-mpich
 	@bash tools/bench.sh $(BUILD)
 
-# rmadht between two emulated hosts (tools/hosts/bench.sh), about 25
+# rmadht between two emulated hosts (tools/hosts/bench.sh), about 20
 # minutes: every mode on RMA, single and batch, under Open MPI (osc/pt2pt)
 # and MPICH; JSON lines in bench-results/hosts/.  Not part of `make test`.
 # BENCH_HOSTS_ARGS go to every rmadht-bench run.
 # MPIDHT=DIR, a checkout of sobc/MPI-DHT, adds the reference's runs first,
 # and then single lock-free operations against the reference's, medians of
 # 3 runs back to back at 1 and 2 ranks per host (tools/hosts/single.sh,
-# 20 more minutes).
+# 15 more minutes).
 BENCH_HOSTS_ARGS ?= --scale 0.2
 bench-hosts: build-openmpi build-mpich deps-hosts
 	@RMADHT_REFERENCE_SRC=$(MPIDHT) bash tools/hosts/bench.sh $(BUILD) $(BENCH_HOSTS_ARGS); \
@@ -152,7 +152,7 @@ bench-hosts: build-openmpi build-mpich deps-hosts
 	  bash tools/hosts/single.sh $(BUILD) $(MPIDHT) 3 1 || rc=1; \
 	  bash tools/hosts/single.sh $(BUILD) $(MPIDHT) 3 2 || rc=1; fi; exit $$rc
 
-# Thousands of ranks simulated (tools/scale/run.sh, docs/benchmarks/scale.md):
+# Up to 1024 ranks simulated (tools/scale/run.sh, docs/benchmarks/scale.md):
 # every mode, single and batch 128, uniform and Zipf, on InfiniBand-like
 # and Ethernet-like fat trees of SCALE_RANKS hosts; with MPIDHT=DIR (a
 # checkout of sobc/MPI-DHT) the reference's driver too.  JSON lines in

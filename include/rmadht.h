@@ -140,7 +140,7 @@ typedef struct rmadht_config {
      returns RMADHT_OK, never RMADHT_EVICTED; it is counted in the stats
      (evictions too) once sent, and an error of a queued item is returned
      by the call that sent it.  Between hosts a single write waits for 2-3
-     round trips, a batch for about as many in all.  Only this rank's
+     round trips, a queue of 64 for about 8 in all.  Only this rank's
      writes depend on it, so it may differ between ranks.  See
      docs/explanation/design.md, "Queued writes". */
   int write_queue;
@@ -159,9 +159,9 @@ typedef struct rmadht_stats {
 } rmadht_stats;
 
 /* Fills cfg with defaults: lock-free, 64 MiB per rank, XXH3, node-local
-   access where possible, no progress thread, RMADHT_GATHER_AUTO.  Start
-   every configuration from here, so fields added later get their
-   defaults. */
+   access where possible, no progress thread, RMADHT_GATHER_AUTO, no
+   write queue.  Start every configuration from here, so fields added
+   later get their defaults. */
 RMADHT_API void rmadht_config_default(rmadht_config *cfg, size_t key_size,
                                       size_t value_size);
 
@@ -260,12 +260,11 @@ typedef struct rmadht_location {
    on both paths: no update is lost.  Returns what the chosen action's
    single call would: STORE -> RMADHT_OK or RMADHT_EVICTED; REMOVE ->
    RMADHT_OK or RMADHT_NOT_FOUND; KEEP -> RMADHT_OK (found) or
-   RMADHT_NOT_FOUND.  Costs what a write costs (docs/reference/c-api.md,
-   "Atomic update and locations").  loc may be NULL; otherwise it receives
-   where the key's
-   entry is after the update (undefined when the key is absent then).  A
-   stored value is visible to other ranks after rmadht_flush(), as a
-   write's. */
+   RMADHT_NOT_FOUND.  Costs what a write with no copy to start from costs
+   (docs/reference/c-api.md, "Atomic update and locations").  loc may be
+   NULL; otherwise it receives where the key's entry is after the update
+   (undefined when the key is absent then).  A stored value is visible to
+   other ranks after rmadht_flush(), as a write's. */
 RMADHT_API int rmadht_update(rmadht *t, const void *key, rmadht_update_fn fn, void *arg,
                   rmadht_location *loc);
 

@@ -7,7 +7,8 @@
  * digits (optionally of log10|x|), and whose value is the row of outputs
  * computed for it, followed by the exact inputs it was computed from (so
  * a caller can see how far the cached point lies from its query).  Inputs
- * that round alike share one entry; see De Lucia et al., POET, sect. 2.4.3.
+ * that round alike share one entry; see De Lucia et al. 2021 (POET),
+ * sect. 2.4.3.
  *
  * Rounding is exact and canonical: the key holds each rounded value as an
  * integer significand and decimal exponent, 0.0 and -0.0 agree, negative

@@ -1,5 +1,5 @@
 /*
- * rmadht_poet.h: the DHT API of POET (De Lucia et al., POET v0.1,
+ * rmadht_poet.h: the DHT API of POET (De Lucia et al. 2021, POET v0.1,
  * Appendix A), unchanged, on top of rmadht.  A program written for that
  * DHT.h compiles against this header and links with -lrmadht_poet (CMake
  * rmadht::poet, pkg-config rmadht-poet).  POET's current API is

@@ -5,8 +5,9 @@
  *
  * Why: on one node an MPI_Get is a memory copy wrapped in a library call
  * and a flush, and that wrapping is most of its cost (rmadht-rma-cost
- * measures ~0.2-0.5 us per get on Open MPI 4.1.4 and ~0.6-1.3 us on MPICH
- * 4.0.2).  Loads cost what the memory costs.
+ * measures 0.13-0.24 us per get and flush on Open MPI 4.1.4 and 0.5-1.1 us
+ * on MPICH 4.0.2, docs/benchmarks/one-node.md).  Loads cost what the
+ * memory costs.
  *
  * It is the lock-free protocol of lockfree.c on the same slot format: the
  * claim word is taken by a 32-bit compare-and-swap, then everything but the

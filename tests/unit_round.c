@@ -233,7 +233,7 @@ static void test_log10(void) {
     CHECK(!key_eq(x, 0.0, 1 + (int)(next() % 15), 1, 0));
   }
   /* Relative resolution is the same in every decade (Table 1 of De Lucia
-     et al.): 1e-10 and 1.000001e-10 merge at 5 digits on the
+     et al. 2021): 1e-10 and 1.000001e-10 merge at 5 digits on the
      logarithm ... */
   CHECK(key_eq(1e-10, 1.000001e-10, 5, 1, 0));
   CHECK(!key_eq(1e-10, 1.001e-10, 5, 1, 0));

@@ -159,7 +159,7 @@ class SurrogateCache(CollectiveHandle):
     Each input is rounded to ``digits`` significant digits (of
     ``log10|x|`` where ``log10`` is set) before it becomes part of the key,
     so inputs that round alike share one entry: the approximated lookup of
-    POET (De Lucia et al., sect. 2.4.3).  ``|x| < zero_below`` counts as 0.
+    POET (De Lucia et al. 2021, sect. 2.4.3).  ``|x| < zero_below`` counts as 0.
     Rows with a NaN or infinite input never hit and are never stored.
 
     With ``interpolation`` (an :class:`Interpolation`), a row whose key is
