@@ -114,6 +114,11 @@ int MPI_Win_flush(int rank, MPI_Win win) {
   return PMPI_Win_flush(rank, win);
 }
 
+int MPI_Win_flush_local(int rank, MPI_Win win) {
+  total.syncs++;
+  return PMPI_Win_flush_local(rank, win);
+}
+
 int MPI_Win_unlock(int rank, MPI_Win win) {
   total.syncs++;
   return UNLOCK(rank, win);

@@ -12,7 +12,7 @@ struct rma_count {
   uint64_t puts, put_bytes;       /* MPI_Put */
   uint64_t atomics, atomic_bytes; /* compare-and-swap, fetch-and-op,
                                      accumulate, get-accumulate */
-  uint64_t syncs;                 /* MPI_Win_flush and MPI_Win_unlock: the
+  uint64_t syncs;                 /* MPI_Win_flush, _flush_local, _unlock: the
                                      completions a rank waits for */
   uint64_t locks;                 /* MPI_Win_lock */
   uint64_t remote;                /* gets, puts and atomics addressed to

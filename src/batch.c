@@ -90,6 +90,16 @@ int batch_flush_touched(rmadht *t) {
   return rc;
 }
 
+int batch_complete_gets(rmadht *t) {
+  struct scratch *s = t->scratch;
+  if (s->ntouched != 1) return batch_flush_touched(t);
+  int r = s->touched_list[0];
+  s->touched[r] = 0;
+  s->atomics[r] = 0;
+  s->ntouched = 0;
+  return rma_complete_gets(t, r);
+}
+
 void batch_forget_touched(rmadht *t) {
   struct scratch *s = t->scratch;
   for (int k = 0; k < s->ntouched; k++) {

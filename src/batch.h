@@ -106,6 +106,9 @@ void batch_touch(rmadht *t, int rank);
 int batch_atomic(rmadht *t, int rank);
 /* Flushes every touched target once, in rank order, and clears the set. */
 int batch_flush_touched(rmadht *t);
+/* The same for a round of gets alone: where it touched a single target,
+   waits for them as rma_complete_gets does. */
+int batch_complete_gets(rmadht *t);
 
 /* Clears the touched set without flushing, after an unlock completed it. */
 void batch_forget_touched(rmadht *t);

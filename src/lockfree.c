@@ -6,7 +6,9 @@
  *        trip); a single read from a rank served by messages gets both
  *        groups' tags and the key's two home slots, and in a second round
  *        trip only the other slots whose tag is the key's
- *        (lf_read_single).  A torn match is re-read a few times, then
+ *        (lf_read_single).  A round trip to a single target ends in a
+ *        local flush where nothing else is outstanding
+ *        (rma_complete_gets).  A torn match is re-read a few times, then
  *        reported missing.
  * write: get the candidates (round trip 1), pick a slot, compare-and-swap
  *        its claim from the value seen to the next (round trip 2), put the
@@ -168,8 +170,7 @@ static int lf_read_single(rmadht *t, const unsigned char *key,
                           p->group[g] * SLOT_GROUP + (uint64_t)(h % SLOT_GROUP),
                           cand + (size_t)h * size);
     }
-    batch_touch(t, p->rank);
-    if (!rc) rc = batch_flush_touched(t);
+    if (!rc) rc = rma_complete_gets(t, p->rank);
     if (rc) return rc;
     int more = 0;
     for (int c = 0; c < nslots && !rc; c++) {
@@ -186,10 +187,7 @@ static int lf_read_single(rmadht *t, const unsigned char *key,
         memset(slot + SLOT_OFF_CLAIM, 0, 4);
       }
     }
-    if (!rc && more) {
-      batch_touch(t, p->rank);
-      rc = batch_flush_touched(t);
-    }
+    if (!rc && more) rc = rma_complete_gets(t, p->rank);
     if (rc) return rc;
     if (!protocol_read_result(t, 0, nslots, key, value, 1, status)) break;
   }
@@ -210,7 +208,7 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
       int rc = batch_get_candidates(t, s->todo[k], 1);
       if (rc) return rc;
     }
-    int rc = batch_flush_touched(t);
+    int rc = batch_complete_gets(t);
     if (rc) return rc;
     int nleft = 0;
     for (int k = 0; k < ntodo; k++) {

@@ -260,6 +260,21 @@ int rma_unlock(rmadht *t, int rank) {
   return synchronise(t, rank, MPI_Win_unlock);
 }
 
+/* A get needs only local completion: once its destination is filled, the
+   target has nothing left to do for it.  MPI_Win_flush_local waits for
+   that alone, where MPI_Win_flush waits for the target to confirm, which
+   Open MPI's osc/pt2pt does with a message pair of its own (single reads
+   between hosts: docs/explanation/design.md).
+   Only where this rank has nothing else outstanding on the window:
+   osc/pt2pt's local flush waits for every operation of the window whose
+   completion it counts, to any target, but sends only rank's queued
+   messages, so an operation to another target still waiting in its queue
+   (a compare-and-swap of ver left outstanding) would never complete. */
+int rma_complete_gets(rmadht *t, int rank) {
+  if (t->pending && t->pending->n) return rma_flush(t, rank);
+  return synchronise(t, rank, MPI_Win_flush_local);
+}
+
 /* A get of group on rank must not overtake an operation of ours on it. */
 static int flush_if_pending(rmadht *t, int rank, uint64_t group) {
   struct pending *p = t->pending;

@@ -55,6 +55,11 @@ void pending_destroy(struct pending *p);
 int rma_flush(rmadht *t, int rank);
 /* The same with MPI_Win_unlock(rank), for the coarse-lock mode. */
 int rma_unlock(rmadht *t, int rank);
+/* Issues the gets queued to rank, the only target with operations of this
+   rank queued, and waits until their destinations are filled: one round
+   trip, in fewer messages than rma_flush where this rank has nothing else
+   outstanding on the window (rma.c says why that matters). */
+int rma_complete_gets(rmadht *t, int rank);
 /* Issues the gets and puts queued to rank without waiting for them, so
    that a caller about to flush several targets has every target's
    messages in flight before it waits for the first (batch.c). */

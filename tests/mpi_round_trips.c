@@ -1,14 +1,16 @@
 /*
  * Round trips of single lock-free operations on the RMA path, counted as
- * the MPI_Win_flush calls a rank waits in (interposed: the library is
- * linked in as objects): a read waits once; a write of a key the rank has
+ * the MPI_Win_flush and MPI_Win_flush_local calls a rank waits in
+ * (interposed: the library is linked in as objects): a read waits once; a write of a key the rank has
  * read or written before twice, starting from that operation's copy
  * (src/memo.h), also when both the key's home slots are taken, and so
  * does a write of a new key, whose guess wins; an
  * update, a remove and a write of a key the rank has no copy of wait three
  * times.  Then the race that starting from a copy leaves open: another
  * rank writes the key to another slot between the read and the write; the
- * later write must still be the one every rank reads.
+ * later write must still be the one every rank reads.  And which flush a
+ * read waits in: a local one, unless a write's last compare-and-swap is
+ * still outstanding (src/rma.c says why).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +20,15 @@
 
 enum { KS = 16, VS = 24 };
 
-static uint64_t flushes;
+static uint64_t flushes, local_flushes;
 int MPI_Win_flush(int rank, MPI_Win win) {
   flushes++;
   return PMPI_Win_flush(rank, win);
+}
+int MPI_Win_flush_local(int rank, MPI_Win win) {
+  flushes++;
+  local_flushes++;
+  return PMPI_Win_flush_local(rank, win);
 }
 
 /* Every key on rank 0, whose two groups (the table has two) it tries in
@@ -68,10 +75,11 @@ static rmadht *create(size_t bytes, int small) {
   return t;
 }
 
-/* A call that returns expect_rc after waiting in n flushes. */
+/* A call that returns expect_rc after waiting in n flushes, of them
+   local_flushes local ones. */
 #define CHECK_WAITS(call, expect_rc, n) \
   do {                                  \
-    flushes = 0;                        \
+    flushes = local_flushes = 0;        \
     CHECK_RC(call, expect_rc);          \
     CHECK(flushes == (n));              \
   } while (0)
@@ -309,12 +317,46 @@ static void homes_taken(int rank) {
   CHECK_RC(rmadht_free(&t), RMADHT_OK);
 }
 
+/* A read of a key none of whose groups this rank has an operation
+   outstanding on waits in one flush: a local one when nothing of this
+   rank's is outstanding anywhere, a full one while a write's compare-and-
+   swap of ver is. */
+static void flush_kinds(int rank) {
+  rmadht *t = create(1 << 20, 0);
+  if (!t) return;
+  unsigned char k[KS], k2[KS], v[VS], got[VS];
+  uint64_t id = ((uint64_t)rank << 32) + 1000;
+  make_key(k, id);
+  make_value(v, id, rank);
+  struct place p, p2;
+  rmadht_place(t, k, &p);
+  for (int apart = 0; !apart;) {
+    make_key(k2, ++id);
+    rmadht_place(t, k2, &p2);
+    apart = 1;
+    for (int g = 0; g < p.ngroups; g++)
+      for (int g2 = 0; g2 < p2.ngroups; g2++)
+        if (p.rank == p2.rank && p.group[g] == p2.group[g2]) apart = 0;
+  }
+  CHECK_WAITS(rmadht_read(t, k2, got), RMADHT_NOT_FOUND, 1);
+  CHECK(local_flushes == 1);
+  CHECK_RC(rmadht_write(t, k, v), RMADHT_OK);
+  CHECK_WAITS(rmadht_read(t, k2, got), RMADHT_NOT_FOUND, 1);
+  CHECK(local_flushes == 0);
+  CHECK_RC(rmadht_flush(t), RMADHT_OK);
+  CHECK_WAITS(rmadht_read(t, k, got), RMADHT_OK, 1);
+  CHECK(local_flushes == 1);
+  CHECK(!memcmp(got, v, VS));
+  CHECK_RC(rmadht_free(&t), RMADHT_OK);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, nranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   counts(rank);
+  flush_kinds(rank);
   if (nranks > 1) stale_copy(rank);
   homes_taken(rank);
   int rc = check_finish("mpi_round_trips");
