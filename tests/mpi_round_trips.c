@@ -1,10 +1,10 @@
 /*
  * Round trips of single lock-free operations on the RMA path, counted as
  * the MPI_Win_flush and MPI_Win_flush_local calls a rank waits in
- * (interposed: the library is linked in as objects): a read waits once; a write of a key the rank has
- * read or written before twice, starting from that operation's copy
- * (src/memo.h), also when both the key's home slots are taken, and so
- * does a write of a new key, whose guess wins; an
+ * (interposed: the library is linked in as objects): a read waits once; a
+ * write of a key the rank has read or written before twice, starting from
+ * that operation's copy (src/memo.h), also when both the key's home slots
+ * are taken, and so does a write of a new key, whose guess wins; an
  * update, a remove and a write of a key the rank has no copy of wait three
  * times.  Then the race that starting from a copy leaves open: another
  * rank writes the key to another slot between the read and the write; the
