@@ -94,9 +94,7 @@ int batch_complete_gets(rmadht *t) {
   struct scratch *s = t->scratch;
   if (s->ntouched != 1) return batch_flush_touched(t);
   int r = s->touched_list[0];
-  s->touched[r] = 0;
-  s->atomics[r] = 0;
-  s->ntouched = 0;
+  batch_forget_touched(t);
   return rma_complete_gets(t, r);
 }
 
