@@ -68,10 +68,12 @@ run() {
   local margs=()
   while [ "$1" != -- ]; do margs+=("$1"); shift; done; shift
   rm -rf "$case/out/$name"; mkdir -p "$case/out"
-  if ! (cd "$case" && timeout -k 5 600 "mpiexec.$mpi" -n "$np" "${margs[@]}" \
-          "$work/bin/$bin" --rds "$@" barite_30_rt_10.R barite_30.rds "out/$name" \
-          > "out/$name.log" 2>&1); then
-    echo "FAILED: $name (exit $?), last lines of out/$name.log:"
+  local rc=0
+  (cd "$case" && timeout -k 5 600 "mpiexec.$mpi" -n "$np" "${margs[@]}" \
+     "$work/bin/$bin" --rds "$@" barite_30_rt_10.R barite_30.rds "out/$name" \
+     > "out/$name.log" 2>&1) || rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "FAILED: $name (exit $rc), last lines of out/$name.log:"
     tail -n 5 "$case/out/$name.log"
     failed=1
     return 1
@@ -113,13 +115,15 @@ if [ "$mpi" = openmpi ]; then
     "$hosts" up 2 > /dev/null
     trap '"$hosts" down > /dev/null' EXIT
     rm -rf "$case/out/rmadht-hosts"
-    if (cd "$case" && RMADHT_HOSTS_OMPI_ARGS="--mca osc sm,pt2pt" \
-          "$hosts" run openmpi 2 600 "$work/bin/poet-rmadht" --rds --dht --interp \
-          "$case/barite_30_rt_5.R" "$case/barite_30.rds" "$case/out/rmadht-hosts" \
-          > "$case/out/rmadht-hosts.log" 2>&1); then
+    rc=0
+    (cd "$case" && RMADHT_HOSTS_OMPI_ARGS="--mca osc sm,pt2pt" \
+       "$hosts" run openmpi 2 600 "$work/bin/poet-rmadht" --rds --dht --interp \
+       "$case/barite_30_rt_5.R" "$case/barite_30.rds" "$case/out/rmadht-hosts" \
+       > "$case/out/rmadht-hosts.log" 2>&1) || rc=$?
+    if [ $rc -eq 0 ]; then
       hits rmadht-hosts
     else
-      echo "FAILED: rmadht-hosts (exit $?)"; tail -n 5 "$case/out/rmadht-hosts.log"; failed=1
+      echo "FAILED: rmadht-hosts (exit $rc)"; tail -n 5 "$case/out/rmadht-hosts.log"; failed=1
     fi
   else
     echo "SKIP POET between hosts: $why"
