@@ -31,9 +31,11 @@ static int split_node(rmadht *t, MPI_Comm *node) {
    rank on this rank's node.  Loads and CPU atomics are only coherent with
    each other, so the path is all or nothing: one rank elsewhere, whose
    writes arrive through the network, rules it out.  The layout is the
-   lock-free one either way, tags included (config.c).  Where ranks share
-   this node and others do not, near says that lock-free reads of this
-   node's ranks may be loads instead (share_node). */
+   lock-free one either way, tags included (config.c).  In a table
+   spanning nodes, near says that lock-free reads of the ranks on a rank's
+   node may be loads instead (share_node): where any node holds two ranks
+   or more, agreed, since it chooses collective calls (a rank alone on its
+   node then reads itself by loads). */
 static int wants_shared(rmadht *t, const rmadht_config *cfg, MPI_Comm node,
                         int *shared, int *one_node, int *near) {
   int n;
@@ -41,8 +43,11 @@ static int wants_shared(rmadht *t, const rmadht_config *cfg, MPI_Comm node,
   *one_node = n == t->nranks;
   int lockfree = cfg->node_local && t->mode == RMADHT_LOCK_FREE;
   *shared = lockfree && *one_node;
-  *near = lockfree && !*one_node && n > 1;
-  return RMADHT_OK;
+  *near = 0;
+  if (!lockfree || *one_node) return RMADHT_OK; /* alike on every rank */
+  int several = n > 1;
+  return rmadht_mpi(
+      MPI_Allreduce(&several, near, 1, MPI_INT, MPI_LOR, t->comm));
 }
 
 /* The ranks in t's communicator of node's n ranks, into out. */

@@ -159,6 +159,32 @@ static void run_variant(const struct variant *var, int rank, int nranks) {
   CHECK(t == NULL);
 }
 
+/* A lock-free table over every rank but the first: between hosts with 2
+   ranks each, one node then holds one of its ranks and another two, and
+   every rank must still make the same collective calls at create (POET's
+   workers, the master left out, are such a table). */
+static void uneven_nodes(int rank) {
+  MPI_Comm sub;
+  MPI_Comm_split(MPI_COMM_WORLD, rank > 0, rank, &sub);
+  if (rank > 0) {
+    rmadht_config cfg;
+    rmadht_config_default(&cfg, KS, VS);
+    cfg.bytes_per_rank = 1 << 20;
+    rmadht *t = NULL;
+    CHECK_RC(rmadht_create(sub, &cfg, &t), RMADHT_OK);
+    unsigned char key[KS], val[VS], out[VS];
+    for (uint64_t id = 0; t && id < 50; id++) {
+      make_key(key, KS, 7000 + id + 100 * (uint64_t)rank);
+      make_value(val, VS, id, 1);
+      CHECK_RC(rmadht_write(t, key, val), RMADHT_OK);
+      CHECK_RC(rmadht_read(t, key, out), RMADHT_OK);
+      CHECK(value_ok(out, VS, id, 1));
+    }
+    if (t) CHECK_RC(rmadht_free(&t), RMADHT_OK);
+  }
+  MPI_Comm_free(&sub);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, nranks;
@@ -166,6 +192,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   for (int v = 0; v < N_VARIANTS; v++)
     run_variant(&test_variants[v], rank, nranks);
+  uneven_nodes(rank);
   int rc = check_finish("mpi_basic");
   MPI_Finalize();
   return rc;

@@ -84,11 +84,12 @@ static inline int ranks_on_node(unsigned char *near, int *one_node) {
 
 /* Whether a table of variant v over MPI_COMM_WORLD reads the ranks on this
    rank's node by loads (rmadht_info.node_loads): it asks for the
-   node-local path, it is lock-free, it spans nodes and this node holds
-   other ranks too.  Collective. */
+   node-local path, it is lock-free, it spans nodes and some node holds
+   two ranks or more.  Collective. */
 static inline int variant_node_loads(const struct variant *v) {
-  int one_node, n = ranks_on_node(NULL, &one_node);
-  return v->node_local && v->mode == RMADHT_LOCK_FREE && !one_node && n > 1;
+  int one_node, several = ranks_on_node(NULL, &one_node) > 1, any;
+  MPI_Allreduce(&several, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  return v->node_local && v->mode == RMADHT_LOCK_FREE && !one_node && any;
 }
 
 /* Whether a table of variant v over MPI_COMM_WORLD takes the node-local
