@@ -113,7 +113,9 @@ typedef struct rmadht_config {
      shared-memory window, so no operation waits for a round trip; 0 keeps
      RMA.  Ignored by the locked modes, by tables spanning nodes and by
      tables with no room for one slot group and the path's tags (32 bytes
-     a group, rounded up to 64);
+     a group, rounded up to 64).  A lock-free table spanning nodes with
+     node_local 1 reads (not writes) the ranks on this rank's node with
+     loads, where the MPI allows (unified memory model);
      rmadht_get_info tells which path a table took.  See
      docs/explanation/design.md, "The node-local path". */
   int node_local;
@@ -212,6 +214,8 @@ typedef struct rmadht_info {
   int ranks, rank;
   enum rmadht_mode mode;
   int node_local; /* 1 when this table takes the node-local path */
+  int node_loads; /* 1 when, the table spanning nodes, this rank's lock-free
+                     reads of the ranks on its node are loads */
 } rmadht_info;
 RMADHT_API int rmadht_get_info(const rmadht *t, rmadht_info *out);
 

@@ -179,12 +179,14 @@ int batch_select_wave(rmadht *t, int *ntodo) {
 int batch_get_candidates(rmadht *t, int i, int ordered) {
   const struct place *p = &t->scratch->place[i];
   unsigned char *dst = batch_cand(t, i);
+  int near = rma_is_near(t, p->rank);
   for (int g = 0; g < p->ngroups; g++) {
     unsigned char *d = dst + (size_t)g * t->layout.group_bytes;
-    int rc = ordered ? rma_get_group(t, p->rank, p->group[g], d)
-                     : rma_get_group_unordered(t, p->rank, p->group[g], d);
+    int rc = near      ? rma_load_group(t, p->rank, p->group[g], d, ordered)
+             : ordered ? rma_get_group(t, p->rank, p->group[g], d)
+                       : rma_get_group_unordered(t, p->rank, p->group[g], d);
     if (rc) return rc;
   }
-  batch_touch(t, p->rank);
+  if (!near) batch_touch(t, p->rank); /* a load is complete already */
   return RMADHT_OK;
 }

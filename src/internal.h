@@ -62,6 +62,10 @@ struct rmadht {
   MPI_Win win;
   unsigned char *base; /* this rank's window */
   unsigned char **peer; /* node-local path: every rank's window; else NULL */
+  unsigned char **near; /* lock-free reads by loads (table.c): the window
+                           of each rank on this node, NULL for the others;
+                           or NULL */
+  MPI_Win near_win;     /* the node's shared window behind near */
   unsigned char *per_block; /* nranks flags: gathered gets and puts to the
                                rank go one message per block (rma.c) */
   int rank, nranks;

@@ -9,7 +9,10 @@
  *        (lf_read_single).  A round trip to a single target ends in a
  *        local flush where nothing else is outstanding
  *        (rma_complete_gets).  A torn match is re-read a few times, then
- *        reported missing.
+ *        reported missing, after a pause where the copy was a load.
+ *        The groups of a rank on this node, where the table reads by
+ *        loads (table.c), are copied instead, by reads and by writes for
+ *        the copy they start from: no round trip.
  * write: get the candidates (round trip 1), pick a slot, compare-and-swap
  *        its claim from the value seen to the next (round trip 2), put the
  *        new entry but its ver word and flush it (round trip 3), then
@@ -200,7 +203,8 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
   struct scratch *s = t->scratch;
   size_t ks = t->layout.key_size, vs = t->layout.value_size;
   batch_place(t, n, keys);
-  if (n == 1 && !t->per_block[s->place[0].rank])
+  if (n == 1 && !t->per_block[s->place[0].rank] &&
+      !rma_is_near(t, s->place[0].rank))
     return lf_read_single(t, keys, values, status);
   int ntodo = (int)n;
   while (ntodo > 0) {
@@ -210,14 +214,20 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
     }
     int rc = batch_complete_gets(t);
     if (rc) return rc;
-    int nleft = 0;
+    int nleft = 0, pause = -1;
     for (int k = 0; k < ntodo; k++) {
       int i = s->todo[k];
       if (protocol_read_result(t, i, protocol_nslots(t, i), keys + i * ks,
-                               values + i * vs, 1, &status[i]))
+                               values + i * vs, 1, &status[i])) {
         s->todo[nleft++] = i;
+        /* A torn match read by loads is a write landing right now: give
+           it time, as a get's round trip would. */
+        if (rma_is_near(t, s->place[i].rank) && (int)s->tries[i] > pause)
+          pause = s->tries[i];
+      }
     }
     ntodo = nleft;
+    if (pause >= 0) protocol_backoff(t, pause);
   }
   if (n == 1) memo_store(t, 0, keys);
   return RMADHT_OK;

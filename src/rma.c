@@ -318,6 +318,15 @@ int rma_get_group_unordered(rmadht *t, int rank, uint64_t group,
                     t->layout.group_bytes, dst, 2);
 }
 
+int rma_load_group(rmadht *t, int rank, uint64_t group, unsigned char *dst,
+                   int ordered) {
+  int rc = ordered ? flush_if_pending(t, rank, group) : RMADHT_OK;
+  if (!rc)
+    memcpy(dst, t->near[rank] + slot_group_disp(&t->layout, group),
+           t->layout.group_bytes);
+  return rc;
+}
+
 int rma_get_slot(rmadht *t, int rank, uint64_t slot, unsigned char *dst) {
   uint64_t group = slot / SLOT_GROUP;
   size_t len = t->layout.slot_size;

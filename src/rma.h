@@ -72,6 +72,15 @@ int rma_get_group(rmadht *t, int rank, uint64_t group, unsigned char *dst);
    the group: for a caller that reads no word they change. */
 int rma_get_group_unordered(rmadht *t, int rank, uint64_t group,
                             unsigned char *dst);
+/* Whether this rank reads rank's window by loads (t->near, table.c). */
+static inline int rma_is_near(const rmadht *t, int rank) {
+  return t->near && t->near[rank];
+}
+/* For a rank read by loads: copies its group into dst now, after this
+   rank's outstanding operations on the group are complete if ordered (as
+   rma_get_group, else as rma_get_group_unordered).  No round trip. */
+int rma_load_group(rmadht *t, int rank, uint64_t group, unsigned char *dst,
+                   int ordered);
 /* Queues the get of one slot (group * SLOT_GROUP + j) into dst. */
 int rma_get_slot(rmadht *t, int rank, uint64_t slot, unsigned char *dst);
 /* Queues the get of group's SLOT_GROUP tags (slot.h) into dst. */

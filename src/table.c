@@ -31,46 +31,61 @@ static int split_node(rmadht *t, MPI_Comm *node) {
    rank on this rank's node.  Loads and CPU atomics are only coherent with
    each other, so the path is all or nothing: one rank elsewhere, whose
    writes arrive through the network, rules it out.  The layout is the
-   lock-free one either way, tags included (config.c). */
+   lock-free one either way, tags included (config.c).  In a table
+   spanning nodes, near says that lock-free reads of the ranks on a rank's
+   node may be loads instead (share_node): where any node holds two ranks
+   or more, agreed, since it chooses collective calls (a rank alone on its
+   node then reads itself by loads). */
 static int wants_shared(rmadht *t, const rmadht_config *cfg, MPI_Comm node,
-                        int *shared, int *one_node) {
+                        int *shared, int *one_node, int *near) {
   int n;
   MPI_Comm_size(node, &n);
   *one_node = n == t->nranks;
-  *shared = cfg->node_local && t->mode == RMADHT_LOCK_FREE && *one_node;
-  return RMADHT_OK;
+  int lockfree = cfg->node_local && t->mode == RMADHT_LOCK_FREE;
+  *shared = lockfree && *one_node;
+  *near = 0;
+  if (!lockfree || *one_node) return RMADHT_OK; /* alike on every rank */
+  int several = n > 1;
+  return rmadht_mpi(
+      MPI_Allreduce(&several, near, 1, MPI_INT, MPI_LOR, t->comm));
+}
+
+/* The ranks in t's communicator of node's n ranks, into out. */
+static int node_ranks(rmadht *t, MPI_Comm node, int n, int *out) {
+  MPI_Group all = MPI_GROUP_NULL, mine = MPI_GROUP_NULL;
+  int *in = malloc((size_t)n * sizeof *in);
+  if (!in) return RMADHT_ERR_NOMEM;
+  for (int i = 0; i < n; i++) in[i] = i;
+  int rc = MPI_Comm_group(node, &mine) == MPI_SUCCESS &&
+                   MPI_Comm_group(t->comm, &all) == MPI_SUCCESS &&
+                   MPI_Group_translate_ranks(mine, n, in, all, out) ==
+                       MPI_SUCCESS
+               ? RMADHT_OK
+               : RMADHT_ERR_MPI;
+  for (int i = 0; i < n && !rc; i++)
+    if (out[i] < 0 || out[i] >= t->nranks) rc = RMADHT_ERR_MPI;
+  if (mine != MPI_GROUP_NULL) MPI_Group_free(&mine);
+  if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
+  free(in);
+  return rc;
 }
 
 /* To which ranks gathered gets and puts go one message per block
    (t->per_block, rma.c): to all, none, or those on this rank's node, as
    cfg->gather says. */
 static int find_per_block(rmadht *t, int gather, MPI_Comm node) {
-  MPI_Group all = MPI_GROUP_NULL, mine = MPI_GROUP_NULL;
-  int n, rc = RMADHT_ERR_MPI, *in = NULL, *out = NULL;
-  t->per_block = calloc((size_t)t->nranks, 1);
+  int n;
   MPI_Comm_size(node, &n);
-  in = malloc((size_t)n * sizeof *in);
-  out = malloc((size_t)n * sizeof *out);
-  if (!t->per_block || !in || !out) {
-    rc = RMADHT_ERR_NOMEM;
-    goto done;
-  }
-  for (int i = 0; i < n; i++) in[i] = i;
-  if (MPI_Comm_group(node, &mine) == MPI_SUCCESS &&
-      MPI_Comm_group(t->comm, &all) == MPI_SUCCESS &&
-      MPI_Group_translate_ranks(mine, n, in, all, out) == MPI_SUCCESS) {
+  t->per_block = calloc((size_t)t->nranks, 1);
+  int *on = malloc((size_t)n * sizeof *on);
+  int rc = t->per_block && on ? node_ranks(t, node, n, on) : RMADHT_ERR_NOMEM;
+  if (!rc) {
     for (int r = 0; r < t->nranks; r++)
       t->per_block[r] = gather == RMADHT_GATHER_BLOCK;
     if (gather == RMADHT_GATHER_AUTO)
-      for (int i = 0; i < n; i++)
-        if (out[i] >= 0 && out[i] < t->nranks) t->per_block[out[i]] = 1;
-    rc = RMADHT_OK;
+      for (int i = 0; i < n; i++) t->per_block[on[i]] = 1;
   }
-done:
-  if (mine != MPI_GROUP_NULL) MPI_Group_free(&mine);
-  if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
-  free(in);
-  free(out);
+  free(on);
   return rc;
 }
 
@@ -88,18 +103,83 @@ static int query_peers(rmadht *t) {
   return RMADHT_OK;
 }
 
+/* Where ranks share this node and others do not: each node's ranks
+   allocate their segments as one shared window (node), and the table's
+   window is made over those segments with MPI_Win_create, so that a
+   lock-free read of a rank on this node can be a load (rma_load_group)
+   while every write stays RMA.  Only reads: a target's atomics are atomic
+   with respect to each other, not to CPU atomics, and the network's
+   writes would race stores.  A load sees a put in flight as a get may, and
+   the slot's checksum rejects it alike.  That needs the unified memory
+   model, where RMA updates reach the memory loads see.  Between two
+   emulated hosts, 2 ranks each, this makes a read of the other rank on
+   the host cost no round trip (docs/benchmarks/single-operations.md). */
+static int share_node(rmadht *t, MPI_Comm node) {
+  int n, rc;
+  MPI_Comm_size(node, &n);
+  MPI_Info info;
+  if (MPI_Info_create(&info) != MPI_SUCCESS) return RMADHT_ERR_MPI;
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  rc = MPI_Win_allocate_shared((MPI_Aint)t->layout.window_bytes, 1, info,
+                               node, &t->base, &t->near_win);
+  MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS) {
+    t->near_win = MPI_WIN_NULL;
+    return rmadht_mpi(rc);
+  }
+  MPI_Win_set_errhandler(t->near_win, MPI_ERRORS_RETURN);
+  memset(t->base, 0, t->layout.window_bytes);
+  t->near = calloc((size_t)t->nranks, sizeof *t->near);
+  int *on = malloc((size_t)n * sizeof *on);
+  rc = t->near && on ? node_ranks(t, node, n, on) : RMADHT_ERR_NOMEM;
+  for (int i = 0; i < n && !rc; i++) {
+    MPI_Aint size;
+    int unit;
+    rc = rmadht_mpi(
+        MPI_Win_shared_query(t->near_win, i, &size, &unit, &t->near[on[i]]));
+  }
+  free(on);
+  return rc;
+}
+
+/* Collective: the table's window over the segment share_node made. */
+static int create_over_node(rmadht *t) {
+  MPI_Info info;
+  if (MPI_Info_create(&info) != MPI_SUCCESS) return RMADHT_ERR_MPI;
+  MPI_Info_set(info, "accumulate_ordering", "none");
+  int rc = MPI_Win_create(t->base, (MPI_Aint)t->layout.window_bytes, 1, info,
+                          t->comm, &t->win);
+  MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS) {
+    t->win = MPI_WIN_NULL;
+    return rmadht_mpi(rc);
+  }
+  MPI_Win_set_errhandler(t->win, MPI_ERRORS_RETURN);
+  int *model = NULL, flag = 0;
+  MPI_Win_get_attr(t->win, MPI_WIN_MODEL, &model, &flag);
+  return flag && *model == MPI_WIN_UNIFIED ? RMADHT_OK : RMADHT_ERR_MPI;
+}
+
+/* Undoes share_node and create_over_node. */
+static void drop_near(rmadht *t) {
+  if (t->win != MPI_WIN_NULL) MPI_Win_free(&t->win);
+  if (t->near_win != MPI_WIN_NULL) MPI_Win_free(&t->near_win);
+  free(t->near);
+  t->near = NULL;
+}
+
 /* Reads one byte per page of the other ranks' windows, so that their pages
    are mapped into this process now rather than by a page fault at each
    page's first access, in the middle of timed work.  Each rank then keeps
    page tables for the whole table (2 MB per GB with 4 KB pages), as it
    would after touching it all anyway.  Only after every owner has written
    its own pages, or they would be placed on this rank's NUMA node. */
-static void map_peers(rmadht *t) {
+static void map_peers(rmadht *t, unsigned char **peer) {
   unsigned char sum = 0;
   for (int r = 0; r < t->nranks; r++) {
-    if (r == t->rank) continue;
+    if (r == t->rank || !peer[r]) continue;
     for (size_t at = 0; at < t->layout.window_bytes; at += 4096)
-      sum ^= ((volatile unsigned char *)t->peer[r])[at];
+      sum ^= ((volatile unsigned char *)peer[r])[at];
   }
   (void)sum;
 }
@@ -171,7 +251,7 @@ static int allocate_window(rmadht *t, int shared, int one_node) {
 
 static void destroy(rmadht *t) {
   progress_stop(t);
-  if (t->win != MPI_WIN_NULL) MPI_Win_free(&t->win);
+  drop_near(t);
   if (t->comm != MPI_COMM_NULL) MPI_Comm_free(&t->comm);
   if (t->pending) pending_destroy(t->pending);
   free(t->pending);
@@ -202,6 +282,7 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
   if (t) {
     t->comm = dup;
     t->win = MPI_WIN_NULL;
+    t->near_win = MPI_WIN_NULL;
     t->layout = layout;
     t->id = id;
     t->mode = cfg->mode;
@@ -225,12 +306,25 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
 
   /* This rank's node, asked once for both the node-local path and the
      gathering of messages. */
-  int shared = 0, one_node = 0;
+  int shared = 0, one_node = 0, near = 0;
   MPI_Comm node = MPI_COMM_NULL;
   rc = config_agree_rc(comm, split_node(t, &node));
   if (!rc)
-    rc = config_agree_rc(comm, wants_shared(t, cfg, node, &shared, &one_node));
+    rc = config_agree_rc(
+        comm, wants_shared(t, cfg, node, &shared, &one_node, &near));
   if (!rc) rc = config_agree_rc(comm, find_per_block(t, cfg->gather, node));
+  /* Reads by loads are only faster too: where the shared window or the
+     window over it cannot be made (Open MPI's osc/pt2pt without osc/sm
+     refuses the first), every rank reads by RMA as well, agreed. */
+  if (!rc && near) {
+    int nrc = config_agree_rc(comm, share_node(t, node));
+    if (!nrc) nrc = config_agree_rc(comm, create_over_node(t));
+    if (nrc) {
+      drop_near(t);
+      rmadht_detail_clear();
+    }
+    near = !nrc;
+  }
   if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   /* The node-local path is only faster, never needed: where its shared
      window cannot be made (Open MPI's osc/pt2pt refuses one), every rank
@@ -244,7 +338,7 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
     shared = 0;
     rmadht_detail_clear();
   }
-  if (!rc && !shared)
+  if (!rc && !shared && !near)
     rc = config_agree_rc(comm, allocate_window(t, 0, one_node));
   if (rc) {
     destroy(t);
@@ -281,7 +375,8 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
     destroy(t);
     return rc;
   }
-  if (t->peer) map_peers(t);
+  if (t->peer) map_peers(t, t->peer);
+  if (t->near) map_peers(t, t->near);
   *out = t;
   return RMADHT_OK;
 }
@@ -311,5 +406,6 @@ int rmadht_get_info(const rmadht *t, rmadht_info *out) {
   out->rank = t->rank;
   out->mode = t->mode;
   out->node_local = t->peer != NULL;
+  out->node_loads = t->near != NULL;
   return RMADHT_OK;
 }

@@ -22,16 +22,31 @@ static void run_variant(const struct variant *var, int rank, int nranks) {
   rmadht_info info;
   CHECK_RC(rmadht_get_info(t, &info), RMADHT_OK);
   CHECK(info.node_local == variant_node_local(var));
+  /* Spanning nodes, it reads the ranks on this node by loads instead. */
+  CHECK(info.node_loads == variant_node_loads(var));
   int rma_lockfree = mode == RMADHT_LOCK_FREE && !info.node_local;
   unsigned char key[KS], val[VS], out[VS];
   rmadht_stats st0, st1;
 
-  /* Each rank writes its own keys (ids rank, rank + P, ...). */
+  /* Each rank writes its own keys (ids rank, rank + P, ...); every rank
+     learns where each went. */
+  int mine[NKEYS], owner[NKEYS];
+  for (int i = 0; i < NKEYS; i++) mine[i] = -1;
   for (uint64_t id = (uint64_t)rank; id < NKEYS; id += (uint64_t)nranks) {
     make_key(key, KS, id);
     make_value(val, VS, id, 1);
-    CHECK_RC(rmadht_write(t, key, val), RMADHT_OK);
+    rmadht_location loc;
+    uint64_t slot;
+    CHECK_RC(rmadht_write_loc(t, key, val, &loc), RMADHT_OK);
+    CHECK_RC(rmadht_location_split(t, &loc, &mine[id], &slot), RMADHT_OK);
   }
+  MPI_Allreduce(mine, owner, NKEYS, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  unsigned char *near = malloc((size_t)nranks);
+  int one_node;
+  ranks_on_node(near, &one_node);
+  int far_keys = 0;
+  for (int i = 0; i < NKEYS; i++) far_keys += owner[i] < 0 || !near[owner[i]];
+  free(near);
   /* A write waits for at most three round trips in lock-free mode on the
      RMA path (get, claim, put and flush; src/lockfree.c). */
   rmadht_get_stats(t, &st0);
@@ -47,7 +62,8 @@ static void run_variant(const struct variant *var, int rank, int nranks) {
   CHECK_RC(rmadht_flush(t), RMADHT_OK);
   MPI_Barrier(MPI_COMM_WORLD);
 
-  /* Every rank reads every key, one round trip each in lock-free mode. */
+  /* Every rank reads every key, one round trip each in lock-free mode
+     (none for a key on this node read by loads). */
   rmadht_get_stats(t, &st0);
   for (uint64_t id = 0; id < NKEYS; id++) {
     make_key(key, KS, id);
@@ -59,6 +75,8 @@ static void run_variant(const struct variant *var, int rank, int nranks) {
   CHECK(st1.hits - st0.hits == NKEYS);
   if (info.node_local)
     CHECK(st1.round_trips == st0.round_trips);
+  else if (info.node_loads)
+    CHECK(st1.round_trips - st0.round_trips == (uint64_t)far_keys);
   else if (mode != RMADHT_FINE_LOCK)
     CHECK(st1.round_trips - st0.round_trips == NKEYS);
 
@@ -141,6 +159,32 @@ static void run_variant(const struct variant *var, int rank, int nranks) {
   CHECK(t == NULL);
 }
 
+/* A lock-free table over every rank but the first: between hosts with 2
+   ranks each, one node then holds one of its ranks and another two, and
+   every rank must still make the same collective calls at create (POET's
+   workers, the master left out, are such a table). */
+static void uneven_nodes(int rank) {
+  MPI_Comm sub;
+  MPI_Comm_split(MPI_COMM_WORLD, rank > 0, rank, &sub);
+  if (rank > 0) {
+    rmadht_config cfg;
+    rmadht_config_default(&cfg, KS, VS);
+    cfg.bytes_per_rank = 1 << 20;
+    rmadht *t = NULL;
+    CHECK_RC(rmadht_create(sub, &cfg, &t), RMADHT_OK);
+    unsigned char key[KS], val[VS], out[VS];
+    for (uint64_t id = 0; t && id < 50; id++) {
+      make_key(key, KS, 7000 + id + 100 * (uint64_t)rank);
+      make_value(val, VS, id, 1);
+      CHECK_RC(rmadht_write(t, key, val), RMADHT_OK);
+      CHECK_RC(rmadht_read(t, key, out), RMADHT_OK);
+      CHECK(value_ok(out, VS, id, 1));
+    }
+    if (t) CHECK_RC(rmadht_free(&t), RMADHT_OK);
+  }
+  MPI_Comm_free(&sub);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, nranks;
@@ -148,6 +192,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   for (int v = 0; v < N_VARIANTS; v++)
     run_variant(&test_variants[v], rank, nranks);
+  uneven_nodes(rank);
   int rc = check_finish("mpi_basic");
   MPI_Finalize();
   return rc;

@@ -53,19 +53,51 @@ static inline int variant_create(const struct variant *v, size_t key_size,
   return rmadht_create(MPI_COMM_WORLD, &cfg, t);
 }
 
-/* Whether a table of variant v over MPI_COMM_WORLD takes the node-local
-   path: it asks for it and every rank shares one node.  Collective. */
-static inline int variant_node_local(const struct variant *v) {
+/* Collective: near[r] (MPI_COMM_WORLD's size entries), unless near is
+   NULL, is 1 for the ranks on this rank's node, this one included; returns
+   how many there are and whether every rank shares one node (*one_node). */
+static inline int ranks_on_node(unsigned char *near, int *one_node) {
   MPI_Comm node;
+  MPI_Group world_group, node_group;
   int size, nodesize;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
                       &node);
   MPI_Comm_size(node, &nodesize);
+  if (near) {
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Comm_group(node, &node_group);
+    memset(near, 0, (size_t)size);
+    for (int i = 0; i < nodesize; i++) {
+      int r;
+      MPI_Group_translate_ranks(node_group, 1, &i, world_group, &r);
+      near[r] = 1;
+    }
+    MPI_Group_free(&world_group);
+    MPI_Group_free(&node_group);
+  }
   MPI_Comm_free(&node);
-  int one_node = nodesize == size, all;
-  MPI_Allreduce(&one_node, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  return v->node_local && v->mode == RMADHT_LOCK_FREE && all;
+  int one = nodesize == size;
+  MPI_Allreduce(&one, one_node, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return nodesize;
+}
+
+/* Whether a table of variant v over MPI_COMM_WORLD reads the ranks on this
+   rank's node by loads (rmadht_info.node_loads): it asks for the
+   node-local path, it is lock-free, it spans nodes and some node holds
+   two ranks or more.  Collective. */
+static inline int variant_node_loads(const struct variant *v) {
+  int one_node, several = ranks_on_node(NULL, &one_node) > 1, any;
+  MPI_Allreduce(&several, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  return v->node_local && v->mode == RMADHT_LOCK_FREE && !one_node && any;
+}
+
+/* Whether a table of variant v over MPI_COMM_WORLD takes the node-local
+   path: it asks for it and every rank shares one node.  Collective. */
+static inline int variant_node_local(const struct variant *v) {
+  int one_node;
+  ranks_on_node(NULL, &one_node);
+  return v->node_local && v->mode == RMADHT_LOCK_FREE && one_node;
 }
 
 /* Key bytes from an id: the id, then a pattern derived from it. */

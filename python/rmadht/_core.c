@@ -101,14 +101,15 @@ static PyObject *info_dict(const rmadht *t) {
   int rc = rmadht_get_info(t, &i);
   if (rc != RMADHT_OK) return raise_code(rc);
   return Py_BuildValue(
-      "{s:n,s:n,s:n,s:n,s:n,s:n,s:i,s:i,s:s,s:O}", "key_size",
+      "{s:n,s:n,s:n,s:n,s:n,s:n,s:i,s:i,s:s,s:O,s:O}", "key_size",
       (Py_ssize_t)i.key_size, "value_size", (Py_ssize_t)i.value_size,
       "slot_size", (Py_ssize_t)i.slot_size, "slots_per_group",
       (Py_ssize_t)i.slots_per_group, "groups_per_rank",
       (Py_ssize_t)i.groups_per_rank, "slots_per_rank",
       (Py_ssize_t)i.slots_per_rank, "ranks", i.ranks, "rank", i.rank, "mode",
       rmadht_mode_name(i.mode), "node_local",
-      i.node_local ? Py_True : Py_False);
+      i.node_local ? Py_True : Py_False, "node_loads",
+      i.node_loads ? Py_True : Py_False);
 }
 
 static PyObject *path_call(rmadht *t, PyObject *arg,

@@ -28,8 +28,9 @@ class Table(CollectiveHandle):
     :meth:`stats_global`, :meth:`dump` and :meth:`restore`.
 
     In lock-free mode a table whose ranks share one node reaches every
-    slot with loads and stores (``node_local``, the default); pass
-    ``node_local=False`` to keep RMA, as a table spanning nodes does.
+    slot with loads and stores (``node_local``, the default); one spanning
+    nodes reads the ranks on this rank's node with loads and writes them
+    with RMA.  Pass ``node_local=False`` to keep RMA throughout.
 
     ``progress_us=N`` (1..1000000) starts a thread that enters MPI every N
     microseconds, so reads of this rank's keys complete while it computes

@@ -5,10 +5,12 @@
 # bench/reference/build.sh), PPN ranks per host (default 1), under Open MPI
 # (osc/pt2pt) and MPICH: RUNS (default 3) runs of each back to back,
 # alternating, then the median Mops/s, round trips and bytes got per
-# operation of the write, read and cache phases (rmadht-bench --rma --mode
+# operation of the write, read and cache phases (rmadht-bench --mode
 # lockfree --batch 1 --scale 0.2, without and with a write queue of 64,
 # and the reference's driver on the same keys; with 2 ranks per host
-# scaled as oversubscribed.sh says).  JSON lines in bench-results/single/.
+# scaled as oversubscribed.sh says).  rmadht takes its default path, as a
+# user's table does: with 2 ranks per host it reads the other rank on its
+# host by loads.  JSON lines in bench-results/single/.
 # docs/benchmarks/single-operations.md.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,7 +52,7 @@ for mpi in openmpi mpich; do
     run 3 120 "$drivers/rmadht-reference-driver-nolock" lockfree \
       "$(reference_ops "$scale")" >> "$file"
     for q in 0 64; do
-      run 6 240 "$root/$build/$mpi/bench/rmadht-bench" --rma --mode lockfree --dist uniform \
+      run 6 240 "$root/$build/$mpi/bench/rmadht-bench" --mode lockfree --dist uniform \
         --batch 1 --scale "$scale" --write-queue $q |
         sed 's/^{/{"implementation": "rmadht", /' >> "$file"
     done

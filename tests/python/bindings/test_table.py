@@ -53,12 +53,15 @@ def test_single_items_across_ranks(comm, mode, node_local):
     assert info["ranks"] == comm.size and info["rank"] == comm.rank
     assert info["mode"] == mode
     # Only lock-free mode has the path, and only when every rank shares
-    # one node (the tests also run between emulated hosts).
+    # one node (the tests also run between emulated hosts); spanning
+    # nodes, where some node holds two ranks, it reads its node by loads.
     node = comm.Split_type(MPI.COMM_TYPE_SHARED)
     one_node = comm.allreduce(node.size == comm.size, op=MPI.LAND)
+    several = comm.allreduce(node.size > 1, op=MPI.LOR)
     node.Free()
-    assert info["node_local"] is (node_local and mode == "lockfree"
-                                  and one_node)
+    lockfree = node_local and mode == "lockfree"
+    assert info["node_local"] is (lockfree and one_node)
+    assert info["node_loads"] is (lockfree and not one_node and several)
 
 
 def test_batches(comm):
