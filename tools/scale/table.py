@@ -7,7 +7,11 @@ clock and peak memory, the simulated time of rmadht_create, and the
 heap it takes per rank beside what the MPI objects it makes take when
 made bare, per rank count.
 --plot draws per-rank throughput of reads and writes against ranks
-(matplotlib)."""
+(matplotlib).
+
+table.py --report REPORT.md --plot PNG draws the plot from the figures of
+a report's table as table.py printed it (docs/benchmarks/scale.md), whose
+cells come from several runs."""
 import collections
 import json
 import sys
@@ -26,9 +30,38 @@ def most(rows, n, field, scale, fmt):
     return format(max(got) * scale, fmt) if got else "-"
 
 
+def report_rows(path):
+    """The rows of the table in a report that the first table printed below
+    heads, per-rank figures turned back into Mops/s; a cell's marks after
+    its figure are dropped, "-" skipped."""
+    rows, ranks = [], None
+    for line in open(path, encoding="utf-8"):
+        cols = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cols[:6] == ["impl", "net", "mode", "batch", "keys", "phase"]:
+            ranks = [int(c.split()[0]) for c in cols[6:]]
+        elif ranks and line.startswith("|---"):
+            continue
+        elif ranks and line.startswith("|"):
+            impl, net, mode, b, keys, phase = cols[:6]
+            size, _, queue = b.partition(", queue ")
+            for n, cell in zip(ranks, cols[6:]):
+                if cell.split()[0] != "-":
+                    rows.append({"implementation": impl, "profile": net, "mode": mode,
+                                 "batch": int(size.split()[0]),
+                                 "write_queue": int(queue.split()[0]) if queue else 0,
+                                 "distribution": keys, "phase": phase, "ranks": n,
+                                 "mops": float(cell.split()[0]) * n / 1e3})
+        elif ranks:
+            break
+    return rows
+
+
 def main():
-    path = sys.argv[1]
     png = sys.argv[sys.argv.index("--plot") + 1] if "--plot" in sys.argv else None
+    if "--report" in sys.argv:
+        plot(report_rows(sys.argv[sys.argv.index("--report") + 1]), png)
+        return
+    path = sys.argv[1]
     rows = [json.loads(l) for l in open(path) if l.startswith("{")]
     ranks = sorted({r["ranks"] for r in rows})
     cell = collections.OrderedDict()
