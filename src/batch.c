@@ -10,7 +10,8 @@ int scratch_create(rmadht *t) {
   struct scratch *s = calloc(1, sizeof *s);
   if (!s) return RMADHT_ERR_NOMEM;
   s->cand = malloc(BATCH_CHUNK * 2 * t->layout.group_bytes);
-  s->stage = malloc(GATHER_MAX * t->layout.group_bytes);
+  s->tags = malloc(BATCH_CHUNK * 2 * 4 * SLOT_GROUP);
+  s->stage = malloc(STAGE_GROUPS * t->layout.group_bytes);
   s->image = malloc(BATCH_CHUNK * t->layout.slot_size);
   s->made = malloc(BATCH_CHUNK * t->layout.value_size);
   s->touched_list = malloc((size_t)t->nranks * sizeof *s->touched_list);
@@ -23,8 +24,8 @@ int scratch_create(rmadht *t) {
            (uint64_t)(MPI_Wtime() * 1e9);
   if (!s->rng) s->rng = 1;
   t->scratch = s;
-  if (!s->cand || !s->stage || !s->image || !s->made || !s->touched_list ||
-      !s->touched || !s->atomics || !s->gather_per_rank) {
+  if (!s->cand || !s->tags || !s->stage || !s->image || !s->made ||
+      !s->touched_list || !s->touched || !s->atomics || !s->gather_per_rank) {
     scratch_destroy(t);
     return RMADHT_ERR_NOMEM;
   }
@@ -35,6 +36,7 @@ void scratch_destroy(rmadht *t) {
   struct scratch *s = t->scratch;
   if (!s) return;
   free(s->cand);
+  free(s->tags);
   free(s->stage);
   free(s->image);
   free(s->made);

@@ -29,9 +29,12 @@
 
 #define BATCH_CHUNK 256
 #define BATCH_ATOMICS 32
-/* Operations queued at once: a chunk's two candidate groups per item, or
-   a put per item. */
-#define GATHER_MAX (2 * BATCH_CHUNK)
+/* Operations queued at once: a chunk's two candidate groups per item, the
+   two groups' tags and home slots of a lock-free read, or a put per item. */
+#define GATHER_MAX (4 * BATCH_CHUNK)
+/* Groups' worth of bytes the staging buffer holds (rma.c): a chunk's two
+   candidate groups per item. */
+#define STAGE_GROUPS (2 * BATCH_CHUNK)
 
 /* A get or put queued for its target's next synchronisation (rma.h). */
 struct gather_req {
@@ -61,6 +64,7 @@ struct scratch {
   unsigned char kind[BATCH_CHUNK];    /* enum choice_kind of a write */
   unsigned char removed[BATCH_CHUNK]; /* a remove took one copy already */
   unsigned char *cand;       /* BATCH_CHUNK * 2 groups of candidates */
+  unsigned char *tags;       /* BATCH_CHUNK * 2 groups' tags (lockfree.c) */
   unsigned char *image;      /* BATCH_CHUNK slot images (not lockfree.c) */
   const struct write_src *src;              /* the write call's items */
   const unsigned char *value[BATCH_CHUNK];  /* what item i stores; NULL:
@@ -74,7 +78,7 @@ struct scratch {
      counting them per target; run holds those issued and not yet
      completed (rank -1 once completed), nlive of its nrun. */
   int ngather, nrun, nlive;
-  /* Where gets to another node land first (rma.c): GATHER_MAX groups,
+  /* Where gets to another node land first (rma.c): STAGE_GROUPS groups,
      stage_used bytes of them held by issued gets not yet completed. */
   unsigned char *stage;
   size_t stage_used;

@@ -2,11 +2,11 @@
  * Lock-free protocol: optimistic reads validated by each slot's checksum,
  * writes that own their slot by a 32-bit compare-and-swap on its claim word.
  *
- * read:  a batch gets both candidate groups, one flush per target (1 round
- *        trip); a single read from a rank served by messages gets both
- *        groups' tags and the key's two home slots, and in a second round
- *        trip only the other slots whose tag is the key's
- *        (lf_read_single).  A round trip to a single target ends in a
+ * read:  from a rank served by messages, get both groups' tags and the
+ *        key's two home slots, and in a second round trip only the other
+ *        slots whose tag is the key's, if any (sparse_read); from others
+ *        both candidate groups.  A batch's items share each round trip,
+ *        one flush per target.  A round trip to a single target ends in a
  *        local flush where nothing else is outstanding
  *        (rma_complete_gets).  A torn match is re-read a few times, then
  *        reported missing, after a pause where the copy was a load.
@@ -142,59 +142,93 @@ static void keep_partial_copy(rmadht *t, const unsigned char *key,
     memo_store(t, 0, key);
 }
 
-/* A single read fetches both groups' tags and the key's two home slots
-   in one round trip (480 bytes for rmadht-bench's sizes, where both groups
-   are 3,328), and in a second round trip the other slots whose tag is the
-   key's fingerprint, if there are any: the key away from home (both home
-   slots were taken when it was written), a second copy of it (two racing
-   inserts), or another key with the same fingerprint (1 in 2^31 per
-   slot).  Slots not fetched are left unclaimed in the copy, which makes
-   the judgement skip them.  A writer's tag lands before its ver, so a key
-   whose write has completed is never missed; one still being written may
-   be, as by any read.  Batches fetch whole groups: their round trips
-   overlap, and a second one for some items would cost all of them.  So
-   does a single read from a rank whose blocks go one get each (rma.c,
-   by default those on this node): there four gets of the tags and homes
-   would cost more than two of the groups. */
+/* A lock-free read of a key on a rank served by messages (rma.c, by
+   default those on other nodes) fetches both groups' tags and the key's
+   two home slots in one round trip (480 bytes for rmadht-bench's sizes,
+   where both groups are 3,328), and in a second round trip the other
+   slots whose tag is the key's fingerprint, if there are any: the key
+   away from home (both home slots were taken when it was written), a
+   second copy of it (two racing inserts), or another key with the same
+   fingerprint (1 in 2^31 per slot).  Slots not fetched are left
+   unclaimed in the copy, which makes the judgement skip them.  A writer's
+   tag lands before its ver, so a key whose write has completed is never
+   missed; one still being written may be, as by any read.  A batch's
+   items share both round trips, and between hosts the bytes are what a
+   batch waits for: under MPICH, values of 8 bytes instead of 104 (1,791
+   bytes a read instead of 3,326, as many blocks) made batch-128 reads
+   1.6 times faster.  To a rank whose blocks go one get each (by default
+   those on this node) reads fetch both groups instead, since there four
+   gets would cost more than two; to one read by loads, they copy them. */
+static int sparse_read(const rmadht *t, int i) {
+  int rank = t->scratch->place[i].rank;
+  return !t->per_block[rank] && !rma_is_near(t, rank);
+}
+
+/* Item i's copy of group g's tags. */
+static unsigned char *item_tags(rmadht *t, int i, int g) {
+  return t->scratch->tags + ((size_t)i * 2 + (size_t)g) * 4 * SLOT_GROUP;
+}
+
+/* Round trip 1 of a sparse read of item i: queues the gets of its groups'
+   tags and home slots. */
+static int get_tags_homes(rmadht *t, int i) {
+  const struct place *p = &t->scratch->place[i];
+  unsigned char *cand = batch_cand(t, i);
+  int rc = RMADHT_OK;
+  for (int g = 0; g < p->ngroups && !rc; g++) {
+    int h = place_home(p, g);
+    rc = rma_get_tags(t, p->rank, p->group[g], item_tags(t, i, g));
+    if (!rc)
+      rc = rma_get_slot(t, p->rank,
+                        p->group[g] * SLOT_GROUP + (uint64_t)(h % SLOT_GROUP),
+                        cand + (size_t)h * t->layout.slot_size);
+  }
+  if (!rc) batch_touch(t, p->rank);
+  return rc;
+}
+
+/* Round trip 2: queues the gets of item i's other slots whose tag is its
+   fingerprint, sets *more if there are any, and marks the slots not
+   fetched unclaimed in the copy; fetched[c] (unless NULL) says which
+   candidates were. */
+static int get_tag_matches(rmadht *t, int i, int *more,
+                           unsigned char *fetched) {
+  const struct place *p = &t->scratch->place[i];
+  size_t size = t->layout.slot_size;
+  unsigned char *cand = batch_cand(t, i);
+  int rc = RMADHT_OK;
+  for (int c = 0; c < p->ngroups * SLOT_GROUP && !rc; c++) {
+    int g = c / SLOT_GROUP, j = c % SLOT_GROUP, got = c == place_home(p, g);
+    unsigned char *slot = cand + (size_t)c * size;
+    if (!got && slot_get32(item_tags(t, i, g), 4u * (size_t)j) == p->tag) {
+      rc = rma_get_slot(t, p->rank, p->group[g] * SLOT_GROUP + (uint64_t)j,
+                        slot);
+      batch_touch(t, p->rank);
+      got = *more = 1;
+    } else if (!got) {
+      memset(slot + SLOT_OFF_CLAIM, 0, 4);
+    }
+    if (fetched) fetched[c] = (unsigned char)got;
+  }
+  return rc;
+}
+
+/* A single read fetched sparsely: as a batch's item, then keeps what it
+   fetched for a write of the key (keep_partial_copy). */
 static int lf_read_single(rmadht *t, const unsigned char *key,
                           unsigned char *value, int *status) {
-  const struct place *p = &t->scratch->place[0];
-  size_t size = t->layout.slot_size;
-  unsigned char *cand = batch_cand(t, 0);
-  unsigned char tags[2][4 * SLOT_GROUP], fetched[2 * SLOT_GROUP];
+  unsigned char fetched[2 * SLOT_GROUP];
   int nslots = protocol_nslots(t, 0);
   for (;;) {
-    int rc = RMADHT_OK;
-    for (int g = 0; g < p->ngroups && !rc; g++) {
-      int h = place_home(p, g);
-      rc = rma_get_tags(t, p->rank, p->group[g], tags[g]);
-      if (!rc)
-        rc = rma_get_slot(t, p->rank,
-                          p->group[g] * SLOT_GROUP + (uint64_t)(h % SLOT_GROUP),
-                          cand + (size_t)h * size);
-    }
-    if (!rc) rc = rma_complete_gets(t, p->rank);
-    if (rc) return rc;
-    int more = 0;
-    for (int c = 0; c < nslots && !rc; c++) {
-      int g = c / SLOT_GROUP, j = c % SLOT_GROUP;
-      unsigned char *slot = cand + (size_t)c * size;
-      fetched[c] = c == place_home(p, g);
-      if (fetched[c]) continue;
-      if (slot_get32(tags[g], 4u * (size_t)j) == p->tag) {
-        rc = rma_get_slot(t, p->rank, p->group[g] * SLOT_GROUP + (uint64_t)j,
-                          slot);
-        fetched[c] = 1;
-        more = 1;
-      } else {
-        memset(slot + SLOT_OFF_CLAIM, 0, 4);
-      }
-    }
-    if (!rc && more) rc = rma_complete_gets(t, p->rank);
+    int more = 0, rc = get_tags_homes(t, 0);
+    if (!rc) rc = batch_complete_gets(t);
+    if (!rc) rc = get_tag_matches(t, 0, &more, fetched);
+    if (!rc && more) rc = batch_complete_gets(t);
     if (rc) return rc;
     if (!protocol_read_result(t, 0, nslots, key, value, 1, status)) break;
   }
-  keep_partial_copy(t, key, fetched, tags);
+  keep_partial_copy(t, key, fetched,
+                    (unsigned char(*)[4 * SLOT_GROUP])item_tags(t, 0, 0));
   return RMADHT_OK;
 }
 
@@ -203,16 +237,22 @@ static int lf_read(rmadht *t, size_t n, const unsigned char *keys,
   struct scratch *s = t->scratch;
   size_t ks = t->layout.key_size, vs = t->layout.value_size;
   batch_place(t, n, keys);
-  if (n == 1 && !t->per_block[s->place[0].rank] &&
-      !rma_is_near(t, s->place[0].rank))
+  if (n == 1 && sparse_read(t, 0))
     return lf_read_single(t, keys, values, status);
   int ntodo = (int)n;
   while (ntodo > 0) {
+    int sparse = 0, more = 0;
     for (int k = 0; k < ntodo; k++) {
-      int rc = batch_get_candidates(t, s->todo[k], 1);
+      int i = s->todo[k];
+      int rc = sparse_read(t, i) ? (sparse = 1, get_tags_homes(t, i))
+                                 : batch_get_candidates(t, i, 1);
       if (rc) return rc;
     }
     int rc = batch_complete_gets(t);
+    for (int k = 0; k < ntodo && sparse && !rc; k++)
+      if (sparse_read(t, s->todo[k]))
+        rc = get_tag_matches(t, s->todo[k], &more, NULL);
+    if (!rc && more) rc = batch_complete_gets(t);
     if (rc) return rc;
     int nleft = 0, pause = -1;
     for (int k = 0; k < ntodo; k++) {

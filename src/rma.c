@@ -155,7 +155,7 @@ static int issue_blocks(rmadht *t, int rank, int nb, unsigned char *origin,
    items want them (between two emulated hosts, 128 blocks of 1,664 bytes
    in gets of 64 blocks, median 280 us per flush against 411 us), and
    adjacent target ranges merge whatever their destinations.  The buffer
-   holds GATHER_MAX groups, as many gets as can be queued, and every get
+   holds STAGE_GROUPS groups, a chunk's candidates, and every get
    issued completes before the next are queued (batch_flush_touched,
    synchronise); should a caller ever break that, the gets that find no
    room go straight to their destinations rather than overrun it. */
@@ -167,7 +167,7 @@ static int issue_run(rmadht *t, int rank, struct gather_req *r, int n) {
   for (int i = 0; i < n; i++) need += r[i].len;
   unsigned char *stage = NULL;
   if (!put && !t->per_block[rank] &&
-      need <= GATHER_MAX * t->layout.group_bytes - s->stage_used)
+      need <= STAGE_GROUPS * t->layout.group_bytes - s->stage_used)
     stage = s->stage + s->stage_used;
   int staged = stage != NULL;
   unsigned char *first = NULL, *end = NULL; /* origin of block 0, end of

@@ -110,15 +110,24 @@ static int target_of(uint64_t id) { return (int)(id >> 32 & 0xff); }
    of gb bytes.  At least one per target per chunk of 256 items
    (src/batch.h); with every target served by messages
    (RMADHT_GATHER_TARGET) no more than the messages that those items'
-   groups fill: each one but a target's last holds more than
-   MESSAGE_BYTES - gb bytes (src/rma.c).  Otherwise up to one per
-   candidate group. */
-/* Whether the table is lock-free: its single reads from a rank served
-   by messages fetch both groups' tags and the key's two home slots, four
-   blocks in one message, then any other slot whose tag matches, here up
-   to the other 14 (keys of a cluster share their first group, so some
-   live away from home); from other ranks both groups, two gets. */
+   blocks fill: each one but a target's last holds more than
+   MESSAGE_BYTES less its largest block (src/rma.c).  Otherwise up to one
+   per candidate group. */
+/* Whether the table is lock-free: its reads from a rank served by
+   messages fetch both groups' tags and the key's two home slots, four
+   blocks an item, then in a second round any other slot whose tag
+   matches, here up to the other 14 (keys of a cluster share their first
+   group, so some live away from home); from other ranks both groups, two
+   gets.  ss: its slots' bytes, spg: slots a group. */
 static int lock_free;
+static size_t ss, spg;
+
+/* Messages of at most MESSAGE_BYTES that bytes in blocks of at most
+   block bytes fill, at most. */
+static uint64_t messages(size_t bytes, size_t block) {
+  return block >= MESSAGE_BYTES ? bytes / block
+                                : 1 + bytes / (MESSAGE_BYTES - block);
+}
 /* The ranks whose groups this rank reads by loads (rmadht_info.node_loads:
    those on its node), or NULL: no gets to them. */
 static const unsigned char *loaded;
@@ -142,8 +151,11 @@ static void expected_gets(const uint64_t *ids, size_t n, size_t gb,
     for (int r = 0; r < 256; r++) {
       if (!items[r] || (loaded && loaded[r])) continue;
       *least += 1;
-      *most += gb >= MESSAGE_BYTES ? 2 * items[r]
-                                   : 1 + 2 * items[r] * gb / (MESSAGE_BYTES - gb);
+      if (lock_free)
+        *most += messages(items[r] * 2 * (4 * spg + ss), ss) +
+                 messages(items[r] * (2 * spg - 2) * ss, ss);
+      else
+        *most += messages(items[r] * 2 * gb, gb);
     }
   }
   if (gather != RMADHT_GATHER_TARGET) *most = *least ? 2 * n : 0;
@@ -218,6 +230,8 @@ static void run_variant(const struct variant *var, int gather, int rank,
   rmadht_info info;
   CHECK_RC(rmadht_get_info(t, &info), RMADHT_OK);
   w.groups = info.groups_per_rank; /* the hash spreads keys until now */
+  ss = info.slot_size;
+  spg = info.slots_per_group;
   int rma = !info.node_local;
   unsigned char *near = malloc((size_t)nranks);
   int one_node;
@@ -356,8 +370,9 @@ static void run_variant(const struct variant *var, int gather, int rank,
   }
   CHECK(live > 0);
   /* With 2 ranks or more, the batches of keys sorted by target carry more
-     than MESSAGE_BYTES of groups to one target: some took several gets. */
-  if (rma && gather == RMADHT_GATHER_TARGET && nranks > 1)
+     than MESSAGE_BYTES of groups to one target in the locked modes: some
+     took several gets. */
+  if (rma && !lock_free && gather == RMADHT_GATHER_TARGET && nranks > 1)
     CHECK(split_batches > 0);
   free(rk);
   free(rv);
