@@ -17,6 +17,10 @@ import json
 import sys
 
 
+# The first table's leading columns, before one per rank count.
+KEY_COLUMNS = ["impl", "net", "mode", "batch", "keys", "phase"]
+
+
 def batch(r):
     """The batch size, and the write queue where there is one."""
     q = r.get("write_queue", 0)
@@ -37,14 +41,14 @@ def report_rows(path):
     rows, ranks = [], None
     for line in open(path, encoding="utf-8"):
         cols = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cols[:6] == ["impl", "net", "mode", "batch", "keys", "phase"]:
-            ranks = [int(c.split()[0]) for c in cols[6:]]
+        if cols[:len(KEY_COLUMNS)] == KEY_COLUMNS:
+            ranks = [int(c.split()[0]) for c in cols[len(KEY_COLUMNS):]]
         elif ranks and line.startswith("|---"):
             continue
         elif ranks and line.startswith("|"):
-            impl, net, mode, b, keys, phase = cols[:6]
+            impl, net, mode, b, keys, phase = cols[:len(KEY_COLUMNS)]
             size, _, queue = b.partition(", queue ")
-            for n, cell in zip(ranks, cols[6:]):
+            for n, cell in zip(ranks, cols[len(KEY_COLUMNS):]):
                 if cell.split()[0] != "-":
                     rows.append({"implementation": impl, "profile": net, "mode": mode,
                                  "batch": int(size.split()[0]),
@@ -59,6 +63,8 @@ def report_rows(path):
 def main():
     png = sys.argv[sys.argv.index("--plot") + 1] if "--plot" in sys.argv else None
     if "--report" in sys.argv:
+        if png is None:
+            sys.exit("table.py: --report draws a plot only; give --plot PNG")
         plot(report_rows(sys.argv[sys.argv.index("--report") + 1]), png)
         return
     path = sys.argv[1]
@@ -71,7 +77,7 @@ def main():
         kops = r["mops"] * 1e3 / r["ranks"]
         mark = "" if r.get("ok", True) else " LOST"
         cell.setdefault(key, {})[r["ranks"]] = f"{kops:.1f}{mark}"
-    head = ["impl", "net", "mode", "batch", "keys", "phase"] + [f"{n} ranks" for n in ranks]
+    head = KEY_COLUMNS + [f"{n} ranks" for n in ranks]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for key, by in cell.items():
