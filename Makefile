@@ -118,6 +118,9 @@ test-smpi: build-smpi
 	@out=$$(SCALE_WTIME=abc bash tools/scale/run.sh $(BUILD)/smpi $(BUILD)/smpi/bad 64 2>&1); \
 	  [ $$? -eq 2 ] && [ ! -e $(BUILD)/smpi/bad ] && echo "$$out" | grep -q "SCALE_WTIME must be seconds" && \
 	  echo "tools/scale/run.sh refuses SCALE_WTIME=abc"
+	@out=$$(python3 tools/scale/table.py --report docs/benchmarks/scale.md 2>&1); \
+	  [ $$? -eq 1 ] && echo "$$out" | grep -q "give --plot PNG" && \
+	  echo "tools/scale/table.py refuses --report without --plot"
 
 test: test-docs test-model $(C_TESTS) $(PY_TESTS) $(ASAN_TESTS) test-fuzz $(HOSTS_TESTS) \
       test-smpi $(SCALE_HOSTS_TESTS) test-poet
