@@ -168,8 +168,10 @@ RMADHT_API void rmadht_config_default(rmadht_config *cfg, size_t key_size,
                                       size_t value_size);
 
 /* Collective.  Creates a table over comm (which is duplicated).  Arguments
-   are checked on every rank and compared across ranks; on any problem every
-   rank returns the same error and *out is NULL. */
+   are checked on every rank and compared across ranks: on a bad or
+   mismatched one every rank returns the same error.  On a later failure
+   (memory, MPI) the failing rank returns its own code and the others
+   RMADHT_ERR_REMOTE.  On any error *out is NULL on every rank. */
 RMADHT_API int rmadht_create(MPI_Comm comm, const rmadht_config *cfg,
                              rmadht **out);
 

@@ -284,10 +284,11 @@ class SurrogateCache(CollectiveHandle):
     def stats(self) -> Dict[str, int]:
         """This rank's counters: the table's ``rmadht_stats`` fields
         (reads, hits, misses, writes, evictions, removes, checksum_retries,
-        invalidations, round_trips) and the cache's ``rmadht_cache_stats``
-        fields (lookups, lookup_hits, stores, dropped, nonfinite,
-        interpolated, refused_neighbours, refused_outside, refused_phase,
-        refused_error, index_dropped); with interpolation, lookups =
+        invalidations, round_trips, updates, write_probes) and the cache's
+        ``rmadht_cache_stats`` fields (lookups, lookup_hits, stores,
+        dropped, nonfinite, interpolated, interpolated_coarse,
+        refused_neighbours, refused_outside, refused_phase, refused_error,
+        index_dropped); with interpolation, lookups =
         lookup_hits + interpolated + the refusals + the non-finite rows
         looked up."""
         return self._h.stats()

@@ -161,7 +161,7 @@ class Table(CollectiveHandle):
     def stats(self) -> Dict[str, int]:
         """This rank's counters, keyed by the ``rmadht_stats`` field names
         (reads, hits, misses, writes, evictions, removes, checksum_retries,
-        invalidations, round_trips)."""
+        invalidations, round_trips, updates, write_probes)."""
         return self._h.stats()
 
     def stats_global(self) -> Dict[str, int]:
