@@ -196,14 +196,14 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--aqueous", default="5,6,7,8", help="aqueous digits (default 5,6,7,8)")
     sweep.add_argument("--mineral", default="4,5,6,7", help="mineral digits (default 4,5,6,7)")
     sweep.add_argument("--modes", default="log,raw",
-                       help="log, raw, both or none (default log,raw)")
+                       help="log, raw, log,raw or none (default log,raw)")
     sweep.add_argument("--iterations", type=_positive, metavar="N")
     sweep.add_argument("--interp-digits", metavar="AQ:MIN,...",
                        help="neighbour-key digits of interpolating runs (none by default)")
     sweep.add_argument("--interp-tolerances", metavar="T,...",
                        help="state-increment tolerances, mol/kgw (default: the scenario's)")
     sweep.add_argument("--interp-methods", default="linear", metavar="M,...",
-                       help="linear, idw or both (default linear)")
+                       help="linear, idw or linear,idw (default linear)")
     sweep.add_argument("--interp-neighbours", metavar="MIN:MAX,...",
                        help="neighbour counts (default: the scenario's)")
     sweep.add_argument("--interp-radius", metavar="R,...",

@@ -152,6 +152,9 @@ def table(result: dict[str, Any]) -> str:
     if interpolating:
         rows += [("interpolated", "", f"{100 * (served - hit):.1f}%"),
                  ("served", "", f"{100 * served:.1f}%")]
+    cells = result.get("phreeqc_cells") or {}
+    if cells.get("reference") is not None and cells.get("dht") is not None:
+        rows.append(("PHREEQC cells", f"{cells['reference']:,}", f"{cells['dht']:,}"))
     ratio = result.get("cache_cost_ratio")
     if ratio is not None:
         rows.append(("cache s / saved s", "", f"{ratio:.3f}"))

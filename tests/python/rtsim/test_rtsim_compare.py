@@ -3,6 +3,7 @@
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -85,10 +86,10 @@ def test_compare_reports_exact_and_interpolated_hits(tmp_path):
     _fake_run(tmp_path / "ref", 10.0, 8.0, 0.0, False)
     _fake_run(tmp_path / "dht", 4.0, 2.0, 1e-6, True)
     ref = json.loads((tmp_path / "ref" / "summary.json").read_text())
-    ref.update(phreeqc_s=15.0)
+    ref.update(phreeqc_s=15.0, phreeqc_cells=1200000)
     (tmp_path / "ref" / "summary.json").write_text(json.dumps(ref))
     summary = json.loads((tmp_path / "dht" / "summary.json").read_text())
-    summary["phreeqc_s"] = 3.0
+    summary.update(phreeqc_s=3.0, phreeqc_cells=180000)
     summary["dht"].update(hit_rate=0.6, served_rate=0.85, interpolated_rate=0.25,
                           lookup_store_s=0.6, interpolation={"method": "linear"})
     (tmp_path / "dht" / "summary.json").write_text(json.dumps(summary))
@@ -99,3 +100,4 @@ def test_compare_reports_exact_and_interpolated_hits(tmp_path):
     text = table(result)
     assert "60.0%" in text and "interpolated" in text and "25.0%" in text
     assert "served" in text and "85.0%" in text and "0.050" in text
+    assert re.search(r"PHREEQC cells +1,200,000 +180,000", text)
