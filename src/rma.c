@@ -138,8 +138,8 @@ static int issue_blocks(rmadht *t, int rank, int nb, unsigned char *origin,
    measured between two emulated hosts (tools/hosts), 128 blocks of 1,664
    bytes from the other rank with a contiguous origin, median per flush
    326 us in gets of 32 blocks, 391-402 us of 48-80, 709 us of 96 and 833
-   us of 128 (a contiguous get of the same 213 KB: 353 us).  Open MPI
-   4.1.4's osc/pt2pt took 218-287 us whatever the split. */
+   us of 128.  Open MPI 4.1.4's osc/pt2pt took 218-287 us whatever the
+   split. */
 #define MESSAGE_BYTES (64 * 1024)
 
 /* Issues r[0, n), all gets or all puts to rank sorted by_disp, as blocks:
