@@ -39,6 +39,7 @@ static int coarse_read(rmadht *t, size_t n, const unsigned char *keys,
     for (b = a; b < (int)n && s->place[s->todo[b]].rank == rank; b++) {
     }
     int rc = rmadht_mpi(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, t->win));
+    if (rc) return rc;
     for (int k = a; k < b && !rc; k++) rc = batch_get_candidates(t, s->todo[k], 1);
     int urc = rma_unlock(t, rank);
     batch_forget_touched(t); /* the unlock completed the gets */

@@ -103,6 +103,7 @@ static int get_coarse(rmadht *t, int ntodo, const int *todo, const int *rank,
     if (done[a]) continue;
     int r = rank[todo[a]];
     int rc = rmadht_mpi(MPI_Win_lock(MPI_LOCK_SHARED, r, 0, t->win));
+    if (rc) return rc;
     for (int b = a; b < ntodo && !rc; b++)
       if (!done[b] && rank[todo[b]] == r) {
         done[b] = 1;

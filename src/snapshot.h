@@ -19,11 +19,6 @@
    CMakeLists.txt); the library is always built with this one. */
 #ifndef SNAP_CHUNK_BYTES
 #define SNAP_CHUNK_BYTES ((uint64_t)16 << 20)
-/* Collective.  The path argument of dump and restore: RMADHT_ERR_ARG on
-   every rank if any rank passed NULL or "", else RMADHT_ERR_MISMATCH if
-   the paths differ (MPI_File_open requires one file), else RMADHT_OK. */
-int snap_agree_path(MPI_Comm comm, const char *path);
-
 #endif
 
 /* Entries per chunk: as many as fit in SNAP_CHUNK_BYTES, at least one. */

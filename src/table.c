@@ -328,13 +328,12 @@ int rmadht_create(MPI_Comm comm, const rmadht_config *cfg, rmadht **out) {
   if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   /* The node-local path is only faster, never needed: where its shared
      window cannot be made (Open MPI's osc/pt2pt refuses one), every rank
-     takes the RMA path, agreed, with the layout without tags. */
+     takes the RMA path, agreed, with the same layout. */
   if (!rc && shared &&
       config_agree_rc(comm, allocate_window(t, 1, one_node)) != RMADHT_OK) {
     if (t->win != MPI_WIN_NULL) MPI_Win_free(&t->win);
     free(t->peer);
     t->peer = NULL;
-    t->layout = layout;
     shared = 0;
     rmadht_detail_clear();
   }

@@ -120,8 +120,8 @@ int poet_table_create(struct poet_table *p, int ok, MPI_Comm comm,
     /* Short of groups (more per-group cost than assumed): ask for the
        shortfall once more. */
     groups += groups - got.groups_per_rank;
-    rmadht_free(&p->t);
-    rc = RMADHT_ERR_SIZE;
+    rc = rmadht_free(&p->t);
+    if (!rc && i + 1 == MAX_TRIES) rc = RMADHT_ERR_SIZE;
   }
   if (rc) {
     if (p->t) rmadht_free(&p->t);
