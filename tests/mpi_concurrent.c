@@ -280,8 +280,10 @@ static void test_hot(const struct variant *var) {
     CHECK(nmiss == 0);
   }
   uint64_t tot_retries = sum_u64(retries), tot_inval = sum_u64(inval),
-           tot_reads = sum_u64(nread),
+           tot_reads = sum_u64(nread), tot_ok = sum_u64(nok),
            tot_writes = sum_u64(nwrite);
+  /* bad == 0 says nothing if no read ever found its key. */
+  CHECK(tot_ok > 0);
   if (rank == 0)
     printf("hot keys %s: %llu writes, %llu reads, %llu checksum retries, "
            "%llu invalidations\n",

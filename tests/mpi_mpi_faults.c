@@ -153,6 +153,9 @@ static void test_unflushed_cas(void) {
   }
   MPI_Comm_free(&node);
   MPI_Barrier(MPI_COMM_WORLD);
+  if (!apart && rank == 0)
+    printf("unflushed compare-and-swap: skipped, no partner on another "
+           "node\n");
   if (apart && rank % 2 == 0) {
     uint32_t one = 1, zero = 0, seen = 7;
     CHECK(MPI_Compare_and_swap(&one, &zero, &seen, MPI_UINT32_T, partner, 0,
@@ -508,7 +511,10 @@ static void test_shared_window(void) {
                       &node);
   MPI_Comm_size(node, &nnode);
   MPI_Comm_free(&node);
-  if (nnode != nranks) return; /* not one node: the path does not apply */
+  if (nnode != nranks) { /* not one node: the path does not apply */
+    if (rank == 0) printf("shared window: skipped, ranks on several nodes\n");
+    return;
+  }
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "alloc_shared_noncontig", "true");

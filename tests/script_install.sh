@@ -122,7 +122,8 @@ if readelf -d "$tmp/pc_poet_user" | grep -q 'librmadht\.so'; then
 fi
 "$mpiexec" -n 2 "$tmp/poet/b/poet_user"
 "$mpiexec" -n 2 "$tmp/poet/b/poet_user_static"
-if [ -x "$tmp/poet/b/poet_pht" ]; then "$mpiexec" -n 2 "$tmp/poet/b/poet_pht"; fi
+if [ -x "$tmp/poet/b/poet_pht" ]; then "$mpiexec" -n 2 "$tmp/poet/b/poet_pht"
+else echo "poet_pht: skipped, no C++ compiler"; fi
 "$mpiexec" -n 2 "$tmp/pc_poet_user"
 
 # The archives through pkg-config --static, beside a program that defines

@@ -116,6 +116,7 @@ run() { # program, ranks: every rank prints "Rank r: OK!", none FAILURE
 for n in 1 2 4; do run "$tmp/pc_test" "$n"; done
 run "$tmp/cm/b/cm_test" 2
 run "$tmp/cm/b/cm_test_static" 4
-if [ -x "$tmp/cm/b/cm_cxx" ]; then "$mpiexec" -n 2 "$tmp/cm/b/cm_cxx"; fi
+if [ -x "$tmp/cm/b/cm_cxx" ]; then "$mpiexec" -n 2 "$tmp/cm/b/cm_cxx"
+else echo "cm_cxx: skipped, no C++ compiler"; fi
 echo "MPI-DHT's testReadWriteMPI.c ($checkout) built unchanged against" \
      "rmadht-mpidht and rmadht::mpidht(_static): OK on every rank"
