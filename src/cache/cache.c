@@ -63,10 +63,12 @@ static int check_config(const rmadht_cache_config *cfg) {
     for (size_t i = 0; i < cfg->n_inputs; i++)
       if (cfg->digits[i] < 1 || cfg->digits[i] > ROUND_MAX_DIGITS)
         return RMADHT_ERR_ARG;
-  /* Keys and values must fit a size_t; the table bounds them further. */
-  if (cfg->n_inputs > SIZE_MAX / 16 / CACHE_CHUNK ||
-      cfg->n_outputs > SIZE_MAX / 16 / CACHE_CHUNK)
-    return RMADHT_ERR_SIZE;
+  /* Keys, values and the neighbour index's buffers (a chunk's rows times
+     up to RMADHT_INTERP_MAX_NEIGHBOURS neighbours) must fit a size_t; the
+     table bounds them further. */
+  const size_t most =
+      SIZE_MAX / 16 / CACHE_CHUNK / RMADHT_INTERP_MAX_NEIGHBOURS;
+  if (cfg->n_inputs > most || cfg->n_outputs > most) return RMADHT_ERR_SIZE;
   return interp_check(cfg, CACHE_DEFAULT_DIGITS);
 }
 
