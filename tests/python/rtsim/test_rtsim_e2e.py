@@ -236,7 +236,7 @@ def test_interpolating_run_serves_more_than_exact_hits(reference, tmp_path, coar
     if coarse:
         assert interp["coarse_digits"] == [1] * 6 + [0, 0]
         assert interp["coarse_tolerance_scale"] == 0.1
-        # So coarse a level serves some of the rows the first refused.
+        # A level this coarse serves some of the rows the first refused.
         assert 0 < counters["interpolated_coarse"] <= counters["interpolated"]
     else:
         assert interp["coarse_digits"] is None and counters["interpolated_coarse"] == 0
