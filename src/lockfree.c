@@ -399,9 +399,7 @@ static int lf_write(rmadht *t, size_t n, const unsigned char *keys,
       }
       /* Its key's slot, or the slot chosen, is another rank's write
          landing: wait, then read again. */
-      if (d == DECIDE_AGAIN ||
-          !slot_claimable(&t->layout, batch_cand(t, i) + (size_t)s->slot[i] *
-                                                             t->layout.slot_size)) {
+      if (protocol_must_wait(t, i, d)) {
         if (!protocol_give_up(t, i, 1, &status[i])) {
           protocol_requeue(t, &ntodo, i);
           waiting = i;

@@ -172,11 +172,8 @@ static int nl_write(rmadht *t, size_t n, const unsigned char *keys,
       atomic_thread_fence(memory_order_acquire);
       enum decision d = protocol_decide(t, i, key, 0, &status[i]);
       if (d == DECIDE_DONE) break;
-      /* Its key's slot, or the slot chosen, is another writer's: waited
-         for, up to the stall limit, as on the RMA path. */
-      int busy = d == DECIDE_AGAIN ||
-                 !slot_claimable(l, batch_cand(t, i) +
-                                        (size_t)s->slot[i] * l->slot_size);
+      /* Waited for up to the stall limit, as on the RMA path. */
+      int busy = protocol_must_wait(t, i, d);
       if (busy || !put_item(t, i, key, &status[i])) {
         if (protocol_give_up(t, i, busy, &status[i])) break;
         protocol_pause(t, i, busy);

@@ -169,6 +169,11 @@ static uint64_t busy_mark(rmadht *t, int i) {
    different: it waits on one other writer, which may have stopped; only
    the absence of any change for STALL_SECONDS tells that apart from
    others winning, so only that fails the write. */
+int protocol_must_wait(rmadht *t, int i, enum decision d) {
+  return d == DECIDE_AGAIN ||
+         !slot_claimable(&t->layout, cand_slot(t, i, t->scratch->slot[i]));
+}
+
 int protocol_give_up(rmadht *t, int i, int busy, int *status) {
   struct scratch *s = t->scratch;
   if (!busy) {

@@ -59,6 +59,12 @@ enum decision {
 enum decision protocol_decide(rmadht *t, int i, const unsigned char *key,
                               int locked, int *status);
 
+/* Whether item i, decided d (not DECIDE_DONE), waits on another writer:
+   its key's slot, or the slot chosen, is held (in flight or torn), so the
+   item is read again rather than claimed, a busy key to
+   protocol_give_up. */
+int protocol_must_wait(rmadht *t, int i, enum decision d);
+
 /* Counts a lost claim (busy 0) or a busy key (busy 1) of item i, whose
    candidates are in its copy; returns 1, with *status
    RMADHT_ERR_CONTENDED, only for a busy key whose candidates showed no
